@@ -1,0 +1,30 @@
+// Two projects: "unit" needs nothing but Node; "integration" starts the real
+// multi-cluster test environment once (globalSetup) and shares it.
+const tsJest = {
+  '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+};
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: tsJest,
+  // Sources import siblings as "./x.js" (NodeNext); map them back to .ts.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testEnvironment: 'node',
+};
+
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{api,operator,dns-server}/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
+  testTimeout: 120000,
+};

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the test environment binary, kubectl (same k8s.io/kubernetes release
+# as the API servers) and CoreDNS into .cache/bin. Go's build cache makes a
+# second run with nothing changed take seconds.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin="$root/.cache/bin"
+mkdir -p "$bin"
+
+# Pinned releases. kubectl comes from the k8s.io/kubernetes version in go.mod.
+COREDNS_VERSION=v1.14.7
+
+cd "$here"
+echo "testenv: building test environment and kubectl ($(go list -m -f '{{.Version}}' k8s.io/kubernetes))" >&2
+go build -o "$bin/testenv" .
+go build -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl
+# CoreDNS is installed from its own module at a pinned release: its
+# dependency graph stays exactly the one CoreDNS ships, not merged with ours.
+if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then
+  echo "testenv: building CoreDNS $COREDNS_VERSION" >&2
+  GOBIN="$bin" GOFLAGS=-mod=mod go install "github.com/coredns/coredns@$COREDNS_VERSION"
+fi
+"$bin/coredns" -version | head -1 >&2
+echo "testenv: binaries in $bin" >&2
