@@ -22,8 +22,9 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      // Loaded by Node itself, outside jest's module system: the compiled file.
+      globalSetup: '<rootDir>/dist/test/support/global-setup.js',
+      globalTeardown: '<rootDir>/dist/test/support/global-teardown.js',
     },
   ],
   testTimeout: 120000,

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Debian packages the tests and benchmarks use: dig (bind9-dnsutils), NSD as
+# the reference DNS server, dnsperf for load, curl. Installs only what is
+# missing, so a warm machine skips apt entirely.
+set -euo pipefail
+declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux)
+missing=()
+for cmd in "${!wants[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# NSD is run by the tests and benchmarks on loopback ports, never as a service.
+if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nsd >/dev/null 2>&1 || true; fi

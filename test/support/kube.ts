@@ -1,0 +1,71 @@
+// Small Kubernetes helpers for tests, all through @kubernetes/client-node.
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  ApiextensionsV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  loadAllYaml,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+
+export const TEST_FIELD_MANAGER = 'capi-dns-tests';
+
+/** Reads every YAML document of one file, or of every *.yaml file of a folder. */
+export function readManifests(fileOrDir: string): KubernetesObject[] {
+  const files = fileOrDir.endsWith('.yaml')
+    ? [fileOrDir]
+    : readdirSync(fileOrDir)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort()
+        .map((f) => path.join(fileOrDir, f));
+  return files.flatMap((f) => (loadAllYaml(readFileSync(f, 'utf8')) as KubernetesObject[]).filter(Boolean));
+}
+
+/** Server-side apply, as kubectl apply --server-side would. */
+export async function apply(kc: KubeConfig, objects: KubernetesObject[]): Promise<KubernetesObject[]> {
+  const client = KubernetesObjectApi.makeApiClient(kc);
+  const out: KubernetesObject[] = [];
+  for (const obj of objects) {
+    out.push(
+      await client.patch(obj, undefined, undefined, TEST_FIELD_MANAGER, true, PatchStrategy.ServerSideApply),
+    );
+  }
+  return out;
+}
+
+/** Applies CRDs and waits until the API server serves them. */
+export async function installCrds(kc: KubeConfig, objects: KubernetesObject[]): Promise<void> {
+  await apply(kc, objects);
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  for (const crd of objects) {
+    const name = crd.metadata?.name ?? '';
+    await eventually(async () => {
+      const got = await api.readCustomResourceDefinition({ name });
+      const established = got.status?.conditions?.some(
+        (c) => c.type === 'Established' && c.status === 'True',
+      );
+      if (!established) throw new Error(`CRD ${name} not established yet`);
+    }, 30_000);
+  }
+}
+
+/** Retries fn until it stops throwing or the time is up; rethrows the last error then. */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
+
+/** The HTTP status of a client-node ApiException, or undefined for other errors. */
+export function statusCode(err: unknown): number | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}

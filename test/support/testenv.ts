@@ -1,0 +1,150 @@
+// Starts and stops the real multi-cluster control plane of test/testenv: one
+// process with an embedded etcd and one kube-apiserver per cluster.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, openSync, closeSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { KubeConfig } from '@kubernetes/client-node';
+import { binPath } from './paths.js';
+
+export interface TestEnvCluster {
+  name: string;
+  role: 'management' | 'workload';
+  server: string;
+  kubeconfig: string;
+}
+
+/** What a test needs to reach the environment; serialisable, passed to jest workers. */
+export interface TestEnvInfo {
+  pid: number;
+  control: string;
+  dir: string;
+  clusters: TestEnvCluster[];
+}
+
+export interface StartOptions {
+  workloadClusters?: string[];
+  /** Milliseconds to wait for every API server to be ready. */
+  timeoutMs?: number;
+}
+
+export class TestEnv {
+  private constructor(
+    readonly info: TestEnvInfo,
+    private readonly child: ChildProcess,
+    private readonly ownsDir: boolean,
+  ) {}
+
+  static async start(opts: StartOptions = {}): Promise<TestEnv> {
+    const workloads = opts.workloadClusters ?? ['cluster-a', 'cluster-b'];
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-testenv-'));
+    const logPath = path.join(dir, 'testenv.log');
+    const log = openSync(logPath, 'a');
+    const child = spawn(binPath('testenv'), ['--dir', dir, '--workload-clusters', workloads.join(',')], {
+      stdio: ['ignore', 'pipe', log],
+    });
+    closeSync(log);
+    try {
+      const ready = await readReadyLine(child, opts.timeoutMs ?? 180_000);
+      const info: TestEnvInfo = {
+        pid: child.pid ?? -1,
+        control: ready.control,
+        dir,
+        clusters: ready.clusters,
+      };
+      return new TestEnv(info, child, true);
+    } catch (err) {
+      child.kill('SIGKILL');
+      const tail = readFileSync(logPath, 'utf8').split('\n').slice(-30).join('\n');
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`${(err as Error).message}\n--- last lines of the test environment's log ---\n${tail}`);
+    }
+  }
+
+  cluster(name: string): TestEnvCluster {
+    return clusterOf(this.info, name);
+  }
+
+  kubeConfig(name: string): KubeConfig {
+    return kubeConfigOf(this.info, name);
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (this.ownsDir) rmSync(this.info.dir, { recursive: true, force: true });
+  }
+}
+
+export function clusterOf(info: TestEnvInfo, name: string): TestEnvCluster {
+  const c = info.clusters.find((x) => x.name === name);
+  if (!c)
+    throw new Error(
+      `test environment has no cluster "${name}" (has ${info.clusters.map((x) => x.name).join(', ')})`,
+    );
+  return c;
+}
+
+export function kubeConfigOf(info: TestEnvInfo, name: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(clusterOf(info, name).kubeconfig);
+  return kc;
+}
+
+/** Stops one cluster's API server (its port then refuses connections); etcd keeps its data. */
+export async function stopCluster(info: TestEnvInfo, name: string): Promise<void> {
+  await control(info, 'stop', name);
+}
+
+/** Starts a stopped cluster's API server again on the same port with the same credentials. */
+export async function startCluster(info: TestEnvInfo, name: string): Promise<void> {
+  await control(info, 'start', name);
+}
+
+async function control(info: TestEnvInfo, action: 'stop' | 'start', name: string): Promise<void> {
+  const res = await fetch(`${info.control}/${action}?cluster=${encodeURIComponent(name)}`, {
+    method: 'POST',
+  });
+  if (!res.ok) throw new Error(`test environment: ${action} ${name}: ${res.status} ${await res.text()}`);
+}
+
+interface ReadyLine {
+  ready: boolean;
+  control: string;
+  clusters: TestEnvCluster[];
+}
+
+function readReadyLine(child: ChildProcess, timeoutMs: number): Promise<ReadyLine> {
+  return new Promise((resolve, reject) => {
+    if (!child.stdout) return reject(new Error('test environment: no stdout'));
+    const lines = readline.createInterface({ input: child.stdout });
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      lines.close();
+      reject(new Error(`test environment: ${why}`));
+    };
+    const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
+    child.once('exit', (code, signal) => fail(`exited early (code ${code}, signal ${signal})`));
+    child.once('error', (err) => fail(`could not start: ${err.message}`));
+    lines.on('line', (line) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        return; // not the ready line
+      }
+      const ready = parsed as ReadyLine;
+      if (ready.ready) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve(ready);
+      }
+    });
+  });
+}
