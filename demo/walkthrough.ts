@@ -1,0 +1,332 @@
+// The walkthrough of examples/README.md, run for real on one machine: a
+// management and two workload API servers, the operator, a dns-server and a
+// CoreDNS per workload cluster, kuard behind cluster-a's LoadBalancer address,
+// and curl by generated name from "a pod in cluster-b". The demo (main.ts) and
+// the end-to-end test drive this same class.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { TestEnv } from '../test/support/testenv.js';
+import { installCrds, readManifests, eventually } from '../test/support/kube.js';
+import { registerWorkloadCluster } from '../test/support/capi.js';
+import { binPath, repoRoot } from '../test/support/paths.js';
+import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
+import { ProcessGroup, waitForHttp, type ManagedProcess } from './processes.js';
+import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
+import { startKuard, type Kuard } from './kuard.js';
+import { Kubectl } from './kubectl.js';
+import { PodNetwork } from './pod.js';
+
+export const MANAGEMENT = 'management';
+export const NAMESPACE = 'dev-team';
+export const CLUSTERS = ['cluster-a', 'cluster-b'] as const;
+export const KUARD_NAME = `kuard.gateway.cluster-a.${NAMESPACE}.clusters.${DEFAULT_ZONE}`;
+/** The dns-server Service that config/workload creates in each workload cluster. */
+export const DNS_SERVER_SERVICE = 'dns-server';
+/**
+ * Tells the operator where CoreDNS should forward the zone when the Service's
+ * cluster IP is not reachable from CoreDNS (here: both clusters share one
+ * service CIDR on one machine, so cluster IPs mean nothing).
+ */
+export const FORWARD_ADDRESS_ANNOTATION = 'connectivity.tanzu.vmware.com/forward-address';
+
+/** Loopback addresses of one run; the demo and the e2e test use different ones so both can run at once. */
+export interface Addresses {
+  operatorHealth: string;
+  kuard: string;
+  coreDns: Record<string, string>;
+  dnsServer: Record<string, string>;
+}
+
+export function addressesFor(prefix: string): Addresses {
+  return {
+    operatorHealth: `${prefix}.1:8081`,
+    kuard: `${prefix}.50`,
+    coreDns: { 'cluster-a': `${prefix}.11`, 'cluster-b': `${prefix}.12` },
+    dnsServer: { 'cluster-a': `${prefix}.21`, 'cluster-b': `${prefix}.22` },
+  };
+}
+
+export type Progress = (event: {
+  step: number;
+  total: number;
+  title: string;
+  state: 'start' | 'ok' | 'failed';
+  detail?: string;
+  ms?: number;
+}) => void;
+
+export interface WalkthroughOptions {
+  addresses: Addresses;
+  progress?: Progress;
+}
+
+interface WorkloadParts {
+  kc: KubeConfig;
+  kubectl: Kubectl;
+  coreDns: CoreDnsProcess;
+  dnsServer: ManagedProcess;
+  pod: PodNetwork;
+}
+
+export class StepError extends Error {
+  constructor(
+    readonly step: string,
+    readonly logDir: string,
+    cause: Error,
+  ) {
+    super(`step "${step}" failed: ${cause.message}\nlogs: ${logDir}`);
+  }
+}
+
+export class Walkthrough {
+  readonly dir: string;
+  readonly logDir: string;
+  readonly processes: ProcessGroup;
+  env?: TestEnv;
+  operator?: ManagedProcess;
+  kuard?: Kuard;
+  readonly workloads = new Map<string, WorkloadParts>();
+  private management?: Kubectl;
+  private stepNo = 0;
+
+  private constructor(readonly opts: WalkthroughOptions) {
+    this.dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-walkthrough-'));
+    this.logDir = path.join(this.dir, 'logs');
+    mkdirSync(this.logDir);
+    this.processes = new ProcessGroup(this.logDir);
+  }
+
+  static readonly STEPS = 8;
+
+  /** Runs every step; on failure stops what it started and throws a StepError. */
+  static async run(opts: WalkthroughOptions): Promise<Walkthrough> {
+    const w = new Walkthrough(opts);
+    try {
+      await w.runSteps();
+      return w;
+    } catch (err) {
+      await w.stop({ keepLogs: true });
+      throw err;
+    }
+  }
+
+  private async step<T>(title: string, fn: () => Promise<T>): Promise<T> {
+    const step = ++this.stepNo;
+    const total = Walkthrough.STEPS;
+    const began = Date.now();
+    this.opts.progress?.({ step, total, title, state: 'start' });
+    try {
+      const out = await fn();
+      this.opts.progress?.({ step, total, title, state: 'ok', ms: Date.now() - began });
+      return out;
+    } catch (err) {
+      this.opts.progress?.({
+        step,
+        total,
+        title,
+        state: 'failed',
+        detail: (err as Error).message,
+        ms: Date.now() - began,
+      });
+      throw new StepError(title, this.logDir, err as Error);
+    }
+  }
+
+  private async runSteps(): Promise<void> {
+    const root = repoRoot();
+    const a = this.opts.addresses;
+
+    const env = await this.step(
+      'Start the management cluster, cluster-a and cluster-b (etcd + kube-apiservers)',
+      () => TestEnv.start({ workloadClusters: [...CLUSTERS] }),
+    );
+    this.env = env;
+    const management = new Kubectl(binPath('kubectl'), env.cluster(MANAGEMENT).kubeconfig);
+    this.management = management;
+
+    await this.step(
+      'Cluster API stand-in: Cluster CRD, Clusters and kubeconfig Secrets in dev-team',
+      async () => {
+        await installCrds(env.kubeConfig(MANAGEMENT), readManifests(path.join(root, 'test', 'fixtures')));
+        for (const cluster of CLUSTERS)
+          await registerWorkloadCluster(env.kubeConfig(MANAGEMENT), {
+            namespace: NAMESPACE,
+            cluster,
+            kubeconfigPath: env.cluster(cluster).kubeconfig,
+          });
+      },
+    );
+
+    await this.step('Install capi-dns on the management cluster and start the operator', async () => {
+      await management.run(['apply', '--server-side', '-k', path.join(root, 'config', 'default')]);
+      this.operator = this.startOperator();
+      await waitForHttp(`http://${a.operatorHealth}/healthz`, this.operator);
+    });
+
+    await this.step('Install the dns-server and CoreDNS in each workload cluster', async () => {
+      for (const cluster of CLUSTERS) await this.installWorkload(cluster);
+    });
+
+    await this.step('Deploy kuard behind a LoadBalancer Service in cluster-a', async () => {
+      const kubectl = this.workload('cluster-a').kubectl;
+      await kubectl.run(['apply', '-f', path.join(root, 'examples', 'kuard.yaml')]);
+      this.kuard = await startKuard(a.kuard, 'cluster-a');
+      await this.setLoadBalancerAddress('cluster-a', a.kuard);
+    });
+
+    await this.step('Label the Clusters hasContour=true and apply the GatewayDNS', async () => {
+      for (const cluster of CLUSTERS)
+        await management.run([
+          '-n',
+          NAMESPACE,
+          'label',
+          'cluster',
+          cluster,
+          'hasContour=true',
+          '--overwrite',
+        ]);
+      await management.run(['apply', '-f', path.join(root, 'examples', 'dev-team-gateway-dns.yaml')]);
+    });
+
+    await this.step('Wait for the GatewayDNS to be Ready', () =>
+      eventually(
+        () =>
+          management.run([
+            '-n',
+            NAMESPACE,
+            'wait',
+            '--for=condition=Ready',
+            '--timeout=2s',
+            'gatewaydns/dev-team-gateway-dns',
+          ]),
+        30_000,
+        200,
+      ),
+    );
+
+    await this.step(`curl http://${KUARD_NAME} from a pod in cluster-b`, () =>
+      eventually(() => this.workload('cluster-b').pod.curl(`http://${KUARD_NAME}`), 30_000, 250),
+    );
+  }
+
+  workload(cluster: string): WorkloadParts {
+    const w = this.workloads.get(cluster);
+    if (!w) throw new Error(`walkthrough: no workload cluster ${cluster}`);
+    return w;
+  }
+
+  managementKubectl(): Kubectl {
+    if (!this.management) throw new Error('walkthrough: not started');
+    return this.management;
+  }
+
+  private requireEnv(): TestEnv {
+    if (!this.env) throw new Error('walkthrough: the test environment is not running');
+    return this.env;
+  }
+
+  startOperator(): ManagedProcess {
+    const env = this.requireEnv();
+    return this.processes.start('operator', process.execPath, [
+      path.join(repoRoot(), 'dist', 'operator', 'main.js'),
+      '--kubeconfig',
+      env.cluster(MANAGEMENT).kubeconfig,
+      '--domain-suffix',
+      DEFAULT_ZONE,
+      '--records-namespace',
+      DEFAULT_RECORDS_NAMESPACE,
+      '--health-listen',
+      this.opts.addresses.operatorHealth,
+    ]);
+  }
+
+  async restartOperator(): Promise<void> {
+    if (this.operator) await this.processes.stop(this.operator);
+    this.operator = this.startOperator();
+    await waitForHttp(`http://${this.opts.addresses.operatorHealth}/healthz`, this.operator);
+  }
+
+  private async installWorkload(cluster: string): Promise<void> {
+    const env = this.requireEnv();
+    const root = repoRoot();
+    const a = this.opts.addresses;
+    const coreDnsAddress = a.coreDns[cluster];
+    const dnsServerAddress = a.dnsServer[cluster];
+    if (!coreDnsAddress || !dnsServerAddress) throw new Error(`no addresses planned for ${cluster}`);
+    const kubeconfig = env.cluster(cluster).kubeconfig;
+    const kc = env.kubeConfig(cluster);
+    const kubectl = new Kubectl(binPath('kubectl'), kubeconfig);
+    const dir = path.join(this.dir, cluster);
+    mkdirSync(dir, { recursive: true });
+
+    const coreDns = await startCoreDns(this.processes, {
+      cluster,
+      kc,
+      dir,
+      corefile: initialCorefile(coreDnsAddress, kubeconfig),
+      binary: binPath('coredns'),
+    });
+    await kubectl.run(['apply', '--server-side', '-k', path.join(root, 'config', 'workload')]);
+    await kubectl.run([
+      '-n',
+      DEFAULT_RECORDS_NAMESPACE,
+      'annotate',
+      '--overwrite',
+      'service',
+      DNS_SERVER_SERVICE,
+      `${FORWARD_ADDRESS_ANNOTATION}=${dnsServerAddress}:53`,
+    ]);
+    const healthPort = 8080;
+    const dnsServer = this.processes.start(`dns-server-${cluster}`, process.execPath, [
+      path.join(root, 'dist', 'dns-server', 'main.js'),
+      '--listen',
+      `${dnsServerAddress}:53`,
+      '--zone',
+      DEFAULT_ZONE,
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      DEFAULT_RECORDS_NAMESPACE,
+      '--health-listen',
+      `${dnsServerAddress}:${healthPort}`,
+    ]);
+    await waitForHttp(`http://${dnsServerAddress}:${healthPort}/readyz`, dnsServer);
+    await waitForHttp(`http://${dnsServerAddress}:${healthPort}/healthz`, dnsServer);
+    this.workloads.set(cluster, {
+      kc,
+      kubectl,
+      coreDns,
+      dnsServer,
+      pod: new PodNetwork(dir, coreDnsAddress),
+    });
+  }
+
+  /** Sets a Service's LoadBalancer ingress through the status subresource, as a cloud controller does. */
+  async setLoadBalancerAddress(
+    cluster: string,
+    ...ingress: ({ ip: string } | { hostname: string } | string)[]
+  ): Promise<void> {
+    const api = this.workload(cluster).kc.makeApiClient(CoreV1Api);
+    const entries = ingress.map((x) => (typeof x === 'string' ? { ip: x } : x));
+    await api.patchNamespacedServiceStatus(
+      {
+        name: 'envoy',
+        namespace: 'projectcontour',
+        body: { status: { loadBalancer: { ingress: entries } } },
+      },
+      // client-node 1.x sends JSON Patch unless told otherwise per call.
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** Stops every process and the test environment; removes the files unless asked to keep the logs. */
+  async stop(opts: { keepLogs?: boolean } = {}): Promise<void> {
+    for (const w of this.workloads.values()) await w.coreDns.stop().catch(() => undefined);
+    await this.processes.stopAll();
+    await this.kuard?.close();
+    await this.env?.stop();
+    if (!opts.keepLogs) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
