@@ -1,1 +1,3 @@
 export * from './dnsrecordset.js';
+export * from './gatewaydns.js';
+export * from './naming.js';

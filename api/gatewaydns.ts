@@ -1,0 +1,122 @@
+// GatewayDNS: the management-cluster object that capi-dns-controller turns
+// into DNSRecordSets in workload clusters. The CRD is
+// crds/connectivity.tanzu.vmware.com_gatewaydns.yaml; GATEWAYDNS_SPEC_SCHEMA
+// repeats its spec schema for ajv, because objects stored under an older CRD
+// (or written before a field got stricter) still reach the operator.
+import { API_VERSION, type ObjectMeta } from './dnsrecordset.js';
+
+export const GATEWAYDNS_KIND = 'GatewayDNS';
+export const GATEWAYDNS_PLURAL = 'gatewaydns';
+/** Holds a GatewayDNS until its record sets are withdrawn from every workload cluster. */
+export const GATEWAYDNS_FINALIZER = 'connectivity.tanzu.vmware.com/gatewaydns';
+
+export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort'] as const;
+export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
+export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
+export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
+
+export const DEFAULT_GATEWAY_LABEL = 'gateway';
+export const DEFAULT_RESOLUTION_TYPE: ResolutionType = 'loadBalancer';
+export const DEFAULT_NODE_ADDRESS_TYPES: NodeAddressType[] = ['ExternalIP', 'InternalIP'];
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface GatewayDNSSpec {
+  clusterSelector: LabelSelector;
+  /** "namespace/name" of the Service in each selected workload cluster. */
+  service: string;
+  resolutionType?: ResolutionType;
+  gatewayLabel?: string;
+  nodeAddressTypes?: NodeAddressType[];
+  ttl?: number;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface ClusterStatus {
+  cluster: string;
+  /** Ready, Unreachable, ServiceNotFound, NoAddresses */
+  state: string;
+  addresses?: string[];
+  lastError?: string;
+  /** When the addresses shown were last read from the cluster. */
+  lastSeen?: string;
+}
+
+export interface GatewayDNSStatus {
+  observedGeneration?: number;
+  selectedClusters?: number;
+  conditions?: Condition[];
+  clusters?: ClusterStatus[];
+}
+
+export interface GatewayDNS {
+  apiVersion: typeof API_VERSION;
+  kind: typeof GATEWAYDNS_KIND;
+  metadata: ObjectMeta;
+  spec: GatewayDNSSpec;
+  status?: GatewayDNSStatus;
+}
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+
+/** JSON schema (draft 2020-12 subset ajv understands) of GatewayDNS.spec; mirrors the CRD. */
+export const GATEWAYDNS_SPEC_SCHEMA = {
+  type: 'object',
+  required: ['clusterSelector', 'service'],
+  properties: {
+    clusterSelector: {
+      type: 'object',
+      properties: {
+        matchLabels: {
+          type: 'object',
+          additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
+        },
+        matchExpressions: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['key', 'operator'],
+            properties: {
+              key: { type: 'string', minLength: 1, maxLength: 317 },
+              operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+              values: { type: 'array', items: { type: 'string', maxLength: 63 } },
+            },
+          },
+        },
+      },
+    },
+    service: {
+      type: 'string',
+      maxLength: 317,
+      pattern: `^${DNS_LABEL.slice(1, -1)}/${DNS_LABEL.slice(1, -1)}$`,
+    },
+    resolutionType: { type: 'string', enum: [...RESOLUTION_TYPES] },
+    gatewayLabel: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
+    nodeAddressTypes: {
+      type: 'array',
+      maxItems: 3,
+      items: { type: 'string', enum: [...NODE_ADDRESS_TYPES] },
+    },
+    ttl: { type: 'integer', minimum: 0, maximum: 86400 },
+  },
+} as const;

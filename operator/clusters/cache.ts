@@ -1,0 +1,143 @@
+// The one owner of workload-cluster connections (after Cluster API's
+// clustercache): a RemoteCluster per Cluster, built from its kubeconfig
+// Secret "<cluster>-kubeconfig" (key "value") in the Cluster's namespace,
+// kept while the Secret stays the same and rebuilt when it changes
+// (rotation). Other reconcilers (e.g. a Corefile one) get the same clients
+// and subscribe to the same events instead of opening their own connections.
+import { createHash } from 'node:crypto';
+import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { kubeconfigSecretName } from '../../api/index.js';
+import type { Logger } from '../runtime/log.js';
+import { errorText } from '../runtime/log.js';
+import { RemoteCluster, type RemoteChange } from './remote.js';
+
+export type ClusterEvent =
+  /** An object watched in the workload cluster changed. */
+  | { type: 'change'; cluster: string; change: RemoteChange }
+  /** The cluster's watches connected again after failing, or for the first time. */
+  | { type: 'reachable'; cluster: string }
+  | { type: 'unreachable'; cluster: string; error?: string }
+  /** The kubeconfig Secret changed or went away: the old client is gone, the next get() builds a new one. */
+  | { type: 'reset'; cluster: string };
+
+export interface ClusterCacheOptions {
+  recordsNamespace: string;
+  /** Reads a Secret from the management cluster (normally from an informer's cache). */
+  readSecret: (namespace: string, name: string) => V1Secret | undefined;
+  log: Logger;
+  relistMs?: number;
+}
+
+interface Entry {
+  remote: RemoteCluster;
+  fingerprint: string;
+}
+
+export function clusterKey(namespace: string, cluster: string): string {
+  return `${namespace}/${cluster}`;
+}
+
+export class ClusterCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly problems = new Map<string, string>();
+  private readonly listeners: ((event: ClusterEvent) => void)[] = [];
+
+  constructor(private readonly opts: ClusterCacheOptions) {}
+
+  onEvent(listener: (event: ClusterEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The cluster's client and watches, built on first use; undefined when its kubeconfig is missing or bad. */
+  get(namespace: string, cluster: string): RemoteCluster | undefined {
+    const key = clusterKey(namespace, cluster);
+    const existing = this.entries.get(key);
+    if (existing) return existing.remote;
+    const secret = this.opts.readSecret(namespace, kubeconfigSecretName(cluster));
+    const value = secret?.data?.value;
+    if (!value) {
+      this.problems.set(
+        key,
+        `no kubeconfig: Secret ${namespace}/${kubeconfigSecretName(cluster)} with key "value"`,
+      );
+      return undefined;
+    }
+    const kc = new KubeConfig();
+    try {
+      kc.loadFromString(Buffer.from(value, 'base64').toString('utf8'));
+      if (!kc.getCurrentCluster()) throw new Error('it names no current cluster');
+    } catch (err) {
+      this.problems.set(
+        key,
+        `bad kubeconfig in Secret ${namespace}/${kubeconfigSecretName(cluster)}: ${errorText(err)}`,
+      );
+      return undefined;
+    }
+    this.problems.delete(key);
+    const remote = new RemoteCluster({
+      key,
+      kc,
+      recordsNamespace: this.opts.recordsNamespace,
+      relistMs: this.opts.relistMs,
+      onChange: (change) => this.emit({ type: 'change', cluster: key, change }),
+      onHealth: (healthy, error) => {
+        this.opts.log.info(healthy ? 'cluster reachable' : 'cluster unreachable', { cluster: key, error });
+        this.emit(
+          healthy ? { type: 'reachable', cluster: key } : { type: 'unreachable', cluster: key, error },
+        );
+      },
+    });
+    this.entries.set(key, { remote, fingerprint: fingerprint(value) });
+    this.opts.log.info('cluster client built', { cluster: key });
+    return remote;
+  }
+
+  /** Why get() gave nothing for this cluster. */
+  problem(namespace: string, cluster: string): string | undefined {
+    return this.problems.get(clusterKey(namespace, cluster));
+  }
+
+  /** The Secret of this cluster was added, changed or deleted: drop the client if it no longer matches. */
+  secretChanged(namespace: string, cluster: string): void {
+    const key = clusterKey(namespace, cluster);
+    this.problems.delete(key);
+    const entry = this.entries.get(key);
+    if (!entry) return this.emit({ type: 'reset', cluster: key });
+    const value = this.opts.readSecret(namespace, kubeconfigSecretName(cluster))?.data?.value;
+    if (value && fingerprint(value) === entry.fingerprint) return;
+    this.opts.log.info('kubeconfig changed: rebuilding the cluster client', { cluster: key });
+    this.drop(key, entry);
+  }
+
+  /** The Cluster is gone. */
+  remove(namespace: string, cluster: string): void {
+    const key = clusterKey(namespace, cluster);
+    const entry = this.entries.get(key);
+    if (entry) this.drop(key, entry);
+  }
+
+  /** Every connected cluster: for metrics and for reconcilers that act per cluster. */
+  connected(): RemoteCluster[] {
+    return [...this.entries.values()].map((e) => e.remote);
+  }
+
+  async stop(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map((e) => e.remote.stop()));
+  }
+
+  private drop(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    void entry.remote.stop();
+    this.emit({ type: 'reset', cluster: key });
+  }
+
+  private emit(event: ClusterEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+}
+
+function fingerprint(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}

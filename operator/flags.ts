@@ -1,0 +1,81 @@
+// Command-line flags of capi-dns-controller.
+import { parseArgs } from 'node:util';
+import os from 'node:os';
+import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
+import type { Level } from './runtime/log.js';
+
+export interface Flags {
+  kubeconfig?: string;
+  domainSuffix: string;
+  recordsNamespace: string;
+  healthListen: string;
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  identity: string;
+  workers: number;
+  logLevel: Level;
+  help: boolean;
+}
+
+export const USAGE = `Usage: node dist/operator/main.js [flags]
+
+capi-dns-controller: turns GatewayDNS objects of a Cluster API management
+cluster into DNSRecordSet objects in every workload cluster of the same namespace.
+
+Flags:
+  --kubeconfig PATH                  management cluster kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
+  --domain-suffix NAME               suffix of generated names (default ${DEFAULT_ZONE})
+  --records-namespace NAME           namespace of DNSRecordSets in workload clusters (default ${DEFAULT_RECORDS_NAMESPACE})
+  --health-listen HOST:PORT          /healthz, /readyz, /metrics (default :8081)
+  --leader-elect / --no-leader-elect use a Lease so that one replica of several is active (default on)
+  --leader-election-namespace NAME   namespace of the Lease (default kube-system)
+  --leader-election-id NAME          name of the Lease (default capi-dns-controller)
+  --identity NAME                    this replica's name in the Lease (default hostname_pid)
+  --workers N                        GatewayDNS reconciled in parallel (default 4)
+  --log-level LEVEL                  debug, info, warn, error (default info)
+  --help                             this text
+`;
+
+export function parseFlags(argv: string[]): Flags {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      kubeconfig: { type: 'string' },
+      'domain-suffix': { type: 'string', default: DEFAULT_ZONE },
+      'records-namespace': { type: 'string', default: DEFAULT_RECORDS_NAMESPACE },
+      'health-listen': { type: 'string', default: ':8081' },
+      'leader-elect': { type: 'boolean', default: true },
+      'no-leader-elect': { type: 'boolean', default: false },
+      'leader-election-namespace': { type: 'string', default: 'kube-system' },
+      'leader-election-id': { type: 'string', default: 'capi-dns-controller' },
+      identity: { type: 'string', default: `${os.hostname()}_${process.pid}` },
+      workers: { type: 'string', default: '4' },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const workers = Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new Error(`--workers: want a positive integer, got ${values.workers}`);
+  const logLevel = values['log-level'] as Level;
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
+    throw new Error(`--log-level: unknown level ${logLevel}`);
+  const domainSuffix = values['domain-suffix'].replace(/^\.+|\.+$/g, '');
+  if (!/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(domainSuffix))
+    throw new Error(`--domain-suffix: not a DNS name: ${values['domain-suffix']}`);
+  return {
+    kubeconfig: values.kubeconfig,
+    domainSuffix,
+    recordsNamespace: values['records-namespace'],
+    healthListen: values['health-listen'],
+    leaderElect: values['leader-elect'] && !values['no-leader-elect'],
+    leaderElectionNamespace: values['leader-election-namespace'],
+    leaderElectionId: values['leader-election-id'],
+    identity: values.identity,
+    workers,
+    logLevel,
+    help: values.help,
+  };
+}

@@ -1,0 +1,52 @@
+// Condition types and reasons of GatewayDNS status: the one place they are
+// spelled. Conditions follow the Kubernetes convention (metav1.Condition):
+// lastTransitionTime moves only when the status flips.
+import type { Condition, ConditionStatus } from '../../api/index.js';
+
+export const READY = 'Ready';
+
+export const REASONS = {
+  /** Record sets are current in every reachable workload cluster. */
+  Ready: 'Ready',
+  /** A selected (source) or target workload cluster could not be reached; last known addresses are kept. */
+  ClusterUnreachable: 'ClusterUnreachable',
+  /** No selected cluster has the Service. */
+  ServiceNotFound: 'ServiceNotFound',
+  /** The Service exists but no selected cluster gives it an address yet. */
+  NoAddresses: 'NoAddresses',
+  /** Another GatewayDNS in the namespace, created earlier, already claims some of the names. */
+  Conflict: 'Conflict',
+  /** The spec fails validation (e.g. stored under an older CRD). */
+  Invalid: 'Invalid',
+  /** The selector matches no Cluster in the namespace. */
+  NoClustersSelected: 'NoClustersSelected',
+  /** Before the first reconcile. */
+  Pending: 'Pending',
+} as const;
+export type Reason = (typeof REASONS)[keyof typeof REASONS];
+
+export interface ConditionInput {
+  type: string;
+  status: ConditionStatus;
+  reason: Reason;
+  message: string;
+  observedGeneration?: number;
+}
+
+/**
+ * Returns the conditions with `next` set: the previous lastTransitionTime is
+ * kept unless the status changed, so that an unchanged condition compares
+ * equal and causes no status write.
+ */
+export function setCondition(
+  existing: Condition[] | undefined,
+  next: ConditionInput,
+  now: Date,
+): Condition[] {
+  const list = existing ?? [];
+  const previous = list.find((c) => c.type === next.type);
+  const lastTransitionTime =
+    previous && previous.status === next.status ? previous.lastTransitionTime : now.toISOString();
+  const condition: Condition = { ...next, lastTransitionTime };
+  return [...list.filter((c) => c.type !== next.type), condition];
+}

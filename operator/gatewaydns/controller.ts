@@ -1,0 +1,248 @@
+// Wires the GatewayDNS reconciler: management-cluster informers (GatewayDNS,
+// Cluster, kubeconfig Secrets) and workload-cluster watches (through the
+// ClusterCache) only enqueue GatewayDNS keys; a work queue runs the reconciles.
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import {
+  CLUSTER_NAME_LABEL,
+  GATEWAYDNS_NAME_LABEL,
+  GATEWAYDNS_NAMESPACE_LABEL,
+  GATEWAYDNS_PLURAL,
+  GROUP,
+  VERSION,
+  type GatewayDNS,
+} from '../../api/index.js';
+import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
+import type { EventRecorder } from '../runtime/events.js';
+import { WatchedResource } from '../runtime/informer.js';
+import { errorText, type Logger } from '../runtime/log.js';
+import type { Metrics } from '../runtime/metrics.js';
+import { WorkQueue } from '../runtime/workqueue.js';
+import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
+
+export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
+
+export interface ControllerOptions {
+  management: KubeConfig;
+  domainSuffix: string;
+  recordsNamespace: string;
+  workers: number;
+  events: EventRecorder;
+  metrics: Metrics;
+  log: Logger;
+  relistMs?: number;
+  /** Every GatewayDNS is reconciled again this often, whatever happened (a safety net, not needed for correctness). */
+  resyncMs?: number;
+}
+
+type Obj<T> = T & KubernetesObject;
+
+export class GatewayDnsController {
+  readonly clusters: ClusterCache;
+  private readonly gatewayDns: WatchedResource<Obj<GatewayDNS>>;
+  private readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
+  private readonly secrets: WatchedResource<V1Secret>;
+  private readonly queue: WorkQueue;
+  private readonly reconciler: GatewayDnsReconciler;
+  /** Generation and deletion state per GatewayDNS: a status-only update (often our own) enqueues nothing. */
+  private readonly seenSpec = new Map<string, string>();
+  /** When a workload-cluster change was first seen for a key not yet reconciled: for the latency metric. */
+  private readonly pendingSince = new Map<string, number>();
+  private resyncTimer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: ControllerOptions) {
+    const custom = opts.management.makeApiClient(CustomObjectsApi);
+    const core = opts.management.makeApiClient(CoreV1Api);
+    const kc = opts.management;
+    this.gatewayDns = new WatchedResource<Obj<GatewayDNS>>({
+      kc,
+      path: `/apis/${GROUP}/${VERSION}/${GATEWAYDNS_PLURAL}`,
+      list: () =>
+        custom.listClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: GATEWAYDNS_PLURAL,
+        }) as Promise<KubernetesListObject<Obj<GatewayDNS>>>,
+      relistMs: opts.relistMs,
+    });
+    this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
+      kc,
+      path: `/apis/${CLUSTER_API_GROUP_VERSION}/clusters`,
+      list: () =>
+        custom.listClusterCustomObject({
+          group: 'cluster.x-k8s.io',
+          version: 'v1beta1',
+          plural: 'clusters',
+        }) as Promise<KubernetesListObject<Obj<ClusterObject>>>,
+      relistMs: opts.relistMs,
+    });
+    this.secrets = new WatchedResource<V1Secret>({
+      kc,
+      path: '/api/v1/secrets',
+      list: () => core.listSecretForAllNamespaces({ labelSelector: CLUSTER_NAME_LABEL }),
+      labelSelector: CLUSTER_NAME_LABEL,
+      relistMs: opts.relistMs,
+    });
+    this.clusters = new ClusterCache({
+      recordsNamespace: opts.recordsNamespace,
+      readSecret: (namespace, name) => this.secrets.get(name, namespace),
+      log: opts.log,
+      relistMs: opts.relistMs,
+    });
+    this.reconciler = new GatewayDnsReconciler({
+      management: opts.management,
+      clusters: this.clusters,
+      getGatewayDns: (namespace, name) => this.gatewayDns.get(name, namespace),
+      listGatewayDns: (namespace) => this.gatewayDns.list(namespace),
+      listClusters: (namespace) => this.clusterObjects.list(namespace),
+      domainSuffix: opts.domainSuffix,
+      recordsNamespace: opts.recordsNamespace,
+      events: opts.events,
+      metrics: opts.metrics,
+      log: opts.log,
+    });
+    this.queue = new WorkQueue((key) => this.handle(key), {
+      concurrency: opts.workers,
+      baseDelayMs: 200,
+      maxDelayMs: 30_000,
+      onError: (key, err, retryInMs) =>
+        opts.log.warn('reconcile failed', { gatewaydns: key, error: errorText(err), retryInMs }),
+    });
+    this.wire();
+  }
+
+  /** Starts the informers, waits for their first lists, then starts reconciling. */
+  async start(syncTimeoutMs = 30_000): Promise<void> {
+    for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) w.start();
+    const began = Date.now();
+    for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) {
+      while (!w.synced) {
+        if (Date.now() - began > syncTimeoutMs)
+          throw new Error(`management informers not synced after ${syncTimeoutMs} ms: ${w.lastError ?? ''}`);
+        await w.waitForFirstAttempt(1000);
+        if (!w.synced) await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    this.queue.start();
+    this.enqueueAll();
+    const resync = this.opts.resyncMs ?? 10 * 60_000;
+    this.resyncTimer = setInterval(() => this.enqueueAll(), resync);
+    this.resyncTimer.unref();
+  }
+
+  get synced(): boolean {
+    return this.gatewayDns.synced && this.clusterObjects.synced && this.secrets.synced;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.resyncTimer);
+    await this.queue.shutdown();
+    await Promise.all([
+      this.gatewayDns.stop(),
+      this.clusterObjects.stop(),
+      this.secrets.stop(),
+      this.clusters.stop(),
+    ]);
+  }
+
+  private async handle(key: string): Promise<void> {
+    const began = Date.now();
+    this.opts.metrics.reconciles++;
+    const since = this.pendingSince.get(key);
+    this.pendingSince.delete(key);
+    try {
+      const summary = await this.reconciler.reconcile(key);
+      if (since !== undefined && summary.written > 0)
+        this.opts.metrics.observePropagation((Date.now() - since) / 1000);
+      this.opts.log.debug('reconciled', {
+        gatewaydns: key,
+        ms: Date.now() - began,
+        written: summary.written,
+      });
+    } catch (err) {
+      this.opts.metrics.reconcileErrors++;
+      throw err;
+    }
+  }
+
+  private wire(): void {
+    this.gatewayDns.onChange((type, gw) => {
+      const key = keyOf(gw);
+      const signature = `${gw.metadata?.generation}|${gw.metadata?.deletionTimestamp ?? ''}|${(gw.metadata?.finalizers ?? []).join()}`;
+      if (type === 'update' && this.seenSpec.get(key) === signature) return;
+      if (type === 'delete') this.seenSpec.delete(key);
+      else this.seenSpec.set(key, signature);
+      // A change of one GatewayDNS can settle or start a name conflict with the others of its namespace.
+      this.enqueueNamespace(gw.metadata?.namespace ?? '');
+      this.queue.add(key);
+    });
+    this.clusterObjects.onChange((type, cluster) => {
+      const namespace = cluster.metadata?.namespace ?? '';
+      if (type === 'delete') this.clusters.remove(namespace, cluster.metadata?.name ?? '');
+      this.enqueueNamespace(namespace);
+    });
+    this.secrets.onChange((_type, secret) => {
+      const cluster = secret.metadata?.labels?.[CLUSTER_NAME_LABEL];
+      if (cluster && secret.metadata?.name === `${cluster}-kubeconfig`)
+        this.clusters.secretChanged(secret.metadata.namespace ?? '', cluster);
+    });
+    this.clusters.onEvent((event) => this.onClusterEvent(event));
+  }
+
+  private onClusterEvent(event: ClusterEvent): void {
+    const namespace = event.cluster.split('/')[0] ?? '';
+    this.updateReachability();
+    if (event.type !== 'change') return this.enqueueNamespace(namespace);
+    const { kind, object } = event.change;
+    const now = Date.now();
+    const mark = (key: string) => {
+      if (!this.pendingSince.has(key)) this.pendingSince.set(key, now);
+      this.queue.add(key);
+    };
+    switch (kind) {
+      case 'Service': {
+        const service = `${object.metadata?.namespace}/${object.metadata?.name}`;
+        for (const gw of this.gatewayDns.list(namespace)) if (gw.spec?.service === service) mark(keyOf(gw));
+        break;
+      }
+      case 'Node':
+        for (const gw of this.gatewayDns.list(namespace))
+          if (gw.spec?.resolutionType === 'nodePort') mark(keyOf(gw));
+        break;
+      case 'Namespace':
+        if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);
+        break;
+      case 'DNSRecordSet': {
+        // Drift: someone changed or deleted a set we own. Tenancy: only a GatewayDNS of this cluster's namespace owns it.
+        const labels = object.metadata?.labels ?? {};
+        if (labels[GATEWAYDNS_NAMESPACE_LABEL] === namespace && labels[GATEWAYDNS_NAME_LABEL])
+          this.queue.add(`${namespace}/${labels[GATEWAYDNS_NAME_LABEL]}`);
+        break;
+      }
+    }
+  }
+
+  private updateReachability(): void {
+    const all = this.clusters.connected();
+    this.opts.metrics.clustersKnown = all.length;
+    this.opts.metrics.clustersReachable = all.filter((c) => c.healthy).length;
+  }
+
+  private enqueueNamespace(namespace: string): void {
+    for (const gw of this.gatewayDns.list(namespace)) this.queue.add(keyOf(gw));
+  }
+
+  private enqueueAll(): void {
+    for (const gw of this.gatewayDns.list()) this.queue.add(keyOf(gw));
+  }
+}
+
+function keyOf(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}

@@ -1,0 +1,160 @@
+import { recordSetFor, recordsFor, claimedDomains, conflictsFor, type DesiredInput } from './desired.js';
+import type { ClusterFacts } from './facts.js';
+import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
+
+function spec(over: Partial<EffectiveSpec> = {}): EffectiveSpec {
+  const v = validateGatewayDnsSpec({ clusterSelector: {}, service: 'projectcontour/envoy' });
+  if (!v.valid) throw new Error(v.message);
+  return { ...v.spec, ...over };
+}
+
+function facts(cluster: string, addresses: string[], over: Partial<ClusterFacts> = {}): ClusterFacts {
+  return { cluster, state: addresses.length ? 'Ready' : 'NoAddresses', addresses, ports: [], ...over };
+}
+
+function input(over: Partial<DesiredInput>): DesiredInput {
+  return { namespace: 'dev-team', name: 'gw', spec: spec(), suffix: 'xcc.test', facts: [], ...over };
+}
+
+describe('recordsFor', () => {
+  it('gives the walkthrough its per-cluster and cluster-independent names', () => {
+    const records = recordsFor(input({ facts: [facts('cluster-a', ['10.0.0.5']), facts('cluster-b', [])] }));
+    expect(records).toEqual([
+      { name: '*.gateway.cluster-a.dev-team.clusters.xcc.test', type: 'A', ttl: 30, values: ['10.0.0.5'] },
+      { name: '*.gateway.dev-team.clusters.xcc.test', type: 'A', ttl: 30, values: ['10.0.0.5'] },
+    ]);
+  });
+
+  it('splits IPv4 and IPv6 into A and AAAA, and merges every cluster under the namespace name', () => {
+    const records = recordsFor(
+      input({ facts: [facts('a', ['10.0.0.1', 'fd00::1']), facts('b', ['10.0.0.2', '10.0.0.1'])] }),
+    );
+    const ns = records.filter((r) => r.name === '*.gateway.dev-team.clusters.xcc.test');
+    expect(ns).toEqual([
+      { name: '*.gateway.dev-team.clusters.xcc.test', type: 'A', ttl: 30, values: ['10.0.0.1', '10.0.0.2'] },
+      { name: '*.gateway.dev-team.clusters.xcc.test', type: 'AAAA', ttl: 30, values: ['fd00::1'] },
+    ]);
+  });
+
+  it('gives a CNAME for a load balancer host name, and drops host names when IPs exist', () => {
+    const records = recordsFor(input({ facts: [facts('a', ['lb.example.com']), facts('b', ['10.0.0.2'])] }));
+    expect(records.find((r) => r.name.includes('.a.'))).toEqual({
+      name: '*.gateway.a.dev-team.clusters.xcc.test',
+      type: 'CNAME',
+      ttl: 30,
+      values: ['lb.example.com'],
+    });
+    expect(
+      records.filter((r) => r.name === '*.gateway.dev-team.clusters.xcc.test').map((r) => r.type),
+    ).toEqual(['A']);
+  });
+
+  it('publishes node addresses and SRV records for nodePort', () => {
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'nodePort', gatewayLabel: 'gw', ttl: 60 }),
+        facts: [
+          facts('a', ['192.168.1.1', '192.168.1.2'], {
+            ports: [{ name: 'https', protocol: 'TCP', nodePort: 30443 }],
+          }),
+        ],
+      }),
+    );
+    expect(records).toEqual([
+      {
+        name: '*.gw.a.dev-team.clusters.xcc.test',
+        type: 'A',
+        ttl: 60,
+        values: ['192.168.1.1', '192.168.1.2'],
+      },
+      { name: '*.gw.dev-team.clusters.xcc.test', type: 'A', ttl: 60, values: ['192.168.1.1', '192.168.1.2'] },
+      {
+        name: '_https._tcp.gw.a.dev-team.clusters.xcc.test',
+        type: 'SRV',
+        ttl: 60,
+        values: ['0 0 30443 gw.a.dev-team.clusters.xcc.test.'],
+      },
+      {
+        name: '_https._tcp.gw.dev-team.clusters.xcc.test',
+        type: 'SRV',
+        ttl: 60,
+        values: ['0 0 30443 gw.a.dev-team.clusters.xcc.test.'],
+      },
+      { name: 'gw.a.dev-team.clusters.xcc.test', type: 'A', ttl: 60, values: ['192.168.1.1', '192.168.1.2'] },
+    ]);
+  });
+
+  it("keeps an unreachable cluster's last known addresses and leaves out clusters without any", () => {
+    const records = recordsFor(
+      input({
+        facts: [
+          facts('a', ['10.0.0.1'], { state: 'Unreachable' }),
+          facts('b', [], { state: 'ServiceNotFound' }),
+        ],
+      }),
+    );
+    expect(records.map((r) => r.name)).toEqual([
+      '*.gateway.a.dev-team.clusters.xcc.test',
+      '*.gateway.dev-team.clusters.xcc.test',
+    ]);
+  });
+
+  it('leaves out domains lost in a conflict', () => {
+    const records = recordsFor(
+      input({ facts: [facts('a', ['10.0.0.1'])], excludedDomains: ['gateway.dev-team.clusters.xcc.test'] }),
+    );
+    expect(records.map((r) => r.name)).toEqual(['*.gateway.a.dev-team.clusters.xcc.test']);
+  });
+
+  it('gives no records without clusters, and names the set after namespace and GatewayDNS', () => {
+    const set = recordSetFor(input({}), 'capi-dns');
+    expect(set.metadata).toEqual({
+      name: 'dev-team.gw',
+      namespace: 'capi-dns',
+      labels: {
+        'app.kubernetes.io/managed-by': 'capi-dns-controller',
+        'connectivity.tanzu.vmware.com/gatewaydns-namespace': 'dev-team',
+        'connectivity.tanzu.vmware.com/gatewaydns-name': 'gw',
+      },
+    });
+    expect(set.spec.records).toEqual([]);
+  });
+
+  it('is deterministic whatever the order of facts', () => {
+    const f = [facts('b', ['10.0.0.2']), facts('a', ['10.0.0.1'])];
+    expect(recordsFor(input({ facts: f }))).toEqual(recordsFor(input({ facts: [...f].reverse() })));
+  });
+});
+
+describe('conflicts', () => {
+  const domains = (label: string, clusters: string[]) =>
+    claimedDomains('dev-team', { gatewayLabel: label }, clusters, 'xcc.test');
+
+  it('lets the older GatewayDNS keep contested domains', () => {
+    const older = { name: 'z', createdAt: '2024-01-01T00:00:00.000Z', domains: domains('gateway', ['a']) };
+    const newer = {
+      name: 'b',
+      createdAt: '2024-01-02T00:00:00.000Z',
+      domains: domains('gateway', ['a', 'b']),
+    };
+    expect(conflictsFor(newer, [older])).toEqual({
+      lostDomains: ['gateway.a.dev-team.clusters.xcc.test', 'gateway.dev-team.clusters.xcc.test'],
+      with: ['z'],
+    });
+    expect(conflictsFor(older, [newer])).toEqual({ lostDomains: [], with: ['b'] });
+  });
+
+  it('breaks a tie by name and finds none between different labels', () => {
+    const t = '2024-01-01T00:00:00.000Z';
+    const a = { name: 'a', createdAt: t, domains: domains('gateway', ['x']) };
+    const b = { name: 'b', createdAt: t, domains: domains('gateway', ['x']) };
+    expect(conflictsFor(a, [b]).lostDomains).toEqual([]);
+    expect(conflictsFor(b, [a]).lostDomains.length).toBe(2);
+    const c = { name: 'c', createdAt: t, domains: domains('other', ['x']) };
+    expect(conflictsFor(c, [a, b])).toEqual({ lostDomains: [], with: [] });
+  });
+
+  it('claims nothing without selected clusters', () => {
+    expect(domains('gateway', [])).toEqual([]);
+  });
+});

@@ -1,0 +1,185 @@
+// The pure heart of the operator: a GatewayDNS and what its selected clusters
+// currently say (ClusterFacts) become the one DNSRecordSet that every
+// workload cluster of the namespace receives. No I/O here.
+import { isIP } from 'node:net';
+import {
+  API_VERSION,
+  DNSRECORDSET_KIND,
+  clusterGatewayDomain,
+  namespaceGatewayDomain,
+  recordSetLabels,
+  recordSetName,
+  srvName,
+  wildcard,
+  type DNSRecord,
+  type DNSRecordSet,
+} from '../../api/index.js';
+import type { ClusterFacts, GatewayPort } from './facts.js';
+import type { EffectiveSpec } from './validate.js';
+
+/** The CRD's limit on values per record. */
+const MAX_VALUES = 64;
+
+export interface DesiredInput {
+  namespace: string;
+  name: string;
+  spec: EffectiveSpec;
+  /** --domain-suffix */
+  suffix: string;
+  /** One entry per selected cluster; Unreachable ones carry their last known addresses. */
+  facts: ClusterFacts[];
+  /** Domains that an older GatewayDNS claims: nothing at or under them is produced. */
+  excludedDomains?: string[];
+}
+
+export function recordSetFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet {
+  return {
+    apiVersion: API_VERSION,
+    kind: DNSRECORDSET_KIND,
+    metadata: {
+      name: recordSetName(input.namespace, input.name),
+      namespace: recordsNamespace,
+      labels: recordSetLabels(input.namespace, input.name),
+    },
+    spec: { records: recordsFor(input) },
+  };
+}
+
+export function recordsFor(input: DesiredInput): DNSRecord[] {
+  const { spec, namespace, suffix } = input;
+  const ttl = spec.ttl;
+  const records: DNSRecord[] = [];
+  const withAddresses = [...input.facts]
+    .filter((f) => f.addresses.length > 0)
+    .sort((a, b) => a.cluster.localeCompare(b.cluster));
+  const nodePort = spec.resolutionType === 'nodePort';
+
+  for (const facts of withAddresses) {
+    const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
+    records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
+    if (nodePort && hasIp(facts.addresses)) {
+      // The SRV target must own address records itself (RFC 2782: not an alias),
+      // and a wildcard does not cover its own parent, so the domain gets them too.
+      records.push(...addressRecords(domain, facts.addresses, ttl));
+      for (const port of facts.ports)
+        records.push(srv(srvName(port.name, port.protocol, domain), [srvValue(port, domain)], ttl));
+    }
+  }
+
+  const all = withAddresses.flatMap((f) => f.addresses);
+  if (all.length) {
+    const domain = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
+    records.push(...addressRecords(wildcard(domain), all, ttl));
+    if (nodePort) {
+      const byPort = new Map<string, { port: GatewayPort; values: string[] }>();
+      for (const facts of withAddresses.filter((f) => hasIp(f.addresses))) {
+        const target = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
+        for (const port of facts.ports) {
+          const key = `${port.name}/${port.protocol}`;
+          const entry = byPort.get(key) ?? { port, values: [] };
+          entry.values.push(srvValue(port, target));
+          byPort.set(key, entry);
+        }
+      }
+      for (const { port, values } of byPort.values())
+        records.push(srv(srvName(port.name, port.protocol, domain), values, ttl));
+    }
+  }
+
+  const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
+  return records
+    .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
+    .sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.type, b.type));
+}
+
+/**
+ * A/AAAA for addresses; a CNAME when there are only host names (as cloud load
+ * balancers give). A CNAME cannot share its name with other data (RFC 1034
+ * section 3.6.2) and has one target, so host names are dropped when IPs exist
+ * and only the first host name is used.
+ */
+function addressRecords(name: string, addresses: string[], ttl: number): DNSRecord[] {
+  const v4 = unique(addresses.filter((a) => isIP(a) === 4));
+  const v6 = unique(addresses.filter((a) => isIP(a) === 6));
+  const hosts = unique(addresses.filter((a) => isIP(a) === 0)).sort();
+  const out: DNSRecord[] = [];
+  if (v4.length) out.push({ name, type: 'A', ttl, values: v4.slice(0, MAX_VALUES) });
+  if (v6.length) out.push({ name, type: 'AAAA', ttl, values: v6.slice(0, MAX_VALUES) });
+  if (!out.length && hosts.length) out.push({ name, type: 'CNAME', ttl, values: [hosts[0]!] });
+  return out;
+}
+
+function srv(name: string, values: string[], ttl: number): DNSRecord {
+  return { name, type: 'SRV', ttl, values: unique(values).slice(0, MAX_VALUES) };
+}
+
+/** RFC 2782 "priority weight port target"; equal priority and weight: clients pick at random. */
+function srvValue(port: GatewayPort, target: string): string {
+  return `0 0 ${port.nodePort} ${target}.`;
+}
+
+function hasIp(addresses: string[]): boolean {
+  return addresses.some((a) => isIP(a) !== 0);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+/** Locale-independent order: the same records always serialise the same. */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isAtOrUnder(name: string, domain: string): boolean {
+  return name === domain || name.endsWith(`.${domain}`);
+}
+
+/** The domains a GatewayDNS answers for, given the clusters it selects: what two of them may not share. */
+export function claimedDomains(
+  namespace: string,
+  spec: Pick<EffectiveSpec, 'gatewayLabel'>,
+  selectedClusters: string[],
+  suffix: string,
+): string[] {
+  if (!selectedClusters.length) return [];
+  return [
+    ...selectedClusters.map((c) => clusterGatewayDomain(spec.gatewayLabel, c, namespace, suffix)),
+    namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix),
+  ].sort();
+}
+
+export interface Claim {
+  name: string;
+  /** RFC 3339; the older claim keeps a contested domain. */
+  createdAt: string;
+  domains: string[];
+}
+
+export interface ConflictResult {
+  /** Domains this GatewayDNS must leave out, because an older one claims them. */
+  lostDomains: string[];
+  /** Names of the GatewayDNS objects it conflicts with (either way). */
+  with: string[];
+}
+
+/**
+ * Two GatewayDNS in one namespace must not produce the same name: the older
+ * (then alphabetically first) keeps a contested domain, the other leaves it out,
+ * so neither overwrites the other and both report the conflict.
+ */
+export function conflictsFor(self: Claim, others: Claim[]): ConflictResult {
+  const lost = new Set<string>();
+  const withNames = new Set<string>();
+  const mine = new Set(self.domains);
+  for (const other of others) {
+    if (other.name === self.name) continue;
+    const shared = other.domains.filter((d) => mine.has(d));
+    if (!shared.length) continue;
+    withNames.add(other.name);
+    const otherWins =
+      other.createdAt < self.createdAt || (other.createdAt === self.createdAt && other.name < self.name);
+    if (otherWins) shared.forEach((d) => lost.add(d));
+  }
+  return { lostDomains: [...lost].sort(), with: [...withNames].sort() };
+}

@@ -1,0 +1,88 @@
+// What one selected workload cluster tells us about the referenced Service:
+// the pure step from Kubernetes objects (Service, Nodes) to addresses and
+// ports. The reconciler reads the objects; everything here is testable alone.
+import { isIP } from 'node:net';
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { NodeAddressType, ResolutionType } from '../../api/index.js';
+
+export const CLUSTER_STATES = ['Ready', 'Unreachable', 'ServiceNotFound', 'NoAddresses'] as const;
+export type ClusterState = (typeof CLUSTER_STATES)[number];
+
+export interface GatewayPort {
+  /** The Service port's name, or its number when unnamed. */
+  name: string;
+  protocol: string;
+  nodePort: number;
+}
+
+export interface ClusterFacts {
+  cluster: string;
+  state: ClusterState;
+  /** IPv4/IPv6 addresses and host names, sorted; for Unreachable the last known ones. */
+  addresses: string[];
+  /** nodePort only: the node ports to publish as SRV records. */
+  ports: GatewayPort[];
+  error?: string;
+  /** When the addresses were read (RFC 3339). */
+  lastSeen?: string;
+}
+
+export interface ServiceObservation {
+  state: Exclude<ClusterState, 'Unreachable'>;
+  addresses: string[];
+  ports: GatewayPort[];
+}
+
+export interface ObserveOptions {
+  resolutionType: ResolutionType;
+  nodeAddressTypes: NodeAddressType[];
+}
+
+/** Addresses and ports of a Service as the GatewayDNS's resolution type sees them. */
+export function observeService(
+  service: V1Service | undefined,
+  nodes: V1Node[],
+  opts: ObserveOptions,
+): ServiceObservation {
+  if (!service) return { state: 'ServiceNotFound', addresses: [], ports: [] };
+  if (opts.resolutionType === 'loadBalancer') {
+    const addresses = uniqueSorted(
+      (service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip || i.hostname || '').filter(Boolean),
+    );
+    return { state: addresses.length ? 'Ready' : 'NoAddresses', addresses, ports: [] };
+  }
+  const ports: GatewayPort[] = (service.spec?.ports ?? [])
+    .filter((p) => typeof p.nodePort === 'number' && p.nodePort > 0)
+    .map((p) => ({ name: p.name || String(p.port), protocol: p.protocol ?? 'TCP', nodePort: p.nodePort! }))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.protocol.localeCompare(b.protocol));
+  const addresses = uniqueSorted(
+    nodes.filter(isReady).flatMap((n) => preferredAddress(n, opts.nodeAddressTypes) ?? []),
+  );
+  const state = addresses.length && ports.length ? 'Ready' : 'NoAddresses';
+  return { state, addresses, ports };
+}
+
+function isReady(node: V1Node): boolean {
+  if (node.spec?.unschedulable) return false;
+  return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** The node's address of the first preferred type it has (ExternalIP, else InternalIP by default). */
+function preferredAddress(node: V1Node, types: NodeAddressType[]): string | undefined {
+  const addrs = node.status?.addresses ?? [];
+  for (const type of types) {
+    const found = addrs.find((a) => a.type === type && a.address);
+    if (found) return found.address;
+  }
+  return undefined;
+}
+
+export function uniqueSorted(values: string[]): string[] {
+  return [...new Set(values)].sort(compareAddresses);
+}
+
+/** IPv4 before IPv6 before names, each in a stable order, so that equal sets compare equal. */
+function compareAddresses(a: string, b: string): number {
+  const rank = (v: string) => (isIP(v) === 4 ? 0 : isIP(v) === 6 ? 1 : 2);
+  return rank(a) - rank(b) || a.localeCompare(b);
+}

@@ -1,0 +1,265 @@
+// Reconciles one GatewayDNS, in controller-runtime's shape: fetch (gone →
+// clean up); being deleted → withdraw and drop the finalizer; validate;
+// compute the desired record set from what the selected clusters say; apply
+// it to every workload cluster of the namespace; write status. It reads the
+// world every time, so it is idempotent and survives restarts.
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import {
+  GATEWAYDNS_FINALIZER,
+  GATEWAYDNS_PLURAL,
+  GROUP,
+  VERSION,
+  recordSetName,
+  type GatewayDNS,
+  type GatewayDNSStatus,
+} from '../../api/index.js';
+import type { ClusterCache } from '../clusters/cache.js';
+import { sameJson, withTimeout } from '../runtime/equal.js';
+import type { EventRecorder } from '../runtime/events.js';
+import type { Logger } from '../runtime/log.js';
+import type { Metrics } from '../runtime/metrics.js';
+import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
+import { SourceReader } from './sources.js';
+import { invalidStatus, statusFor, type TargetOutcome } from './status.js';
+import { RecordSetWriter } from './targets.js';
+import { validateGatewayDnsSpec } from './validate.js';
+import { matchesSelector } from './selector.js';
+
+/** What the reconciler needs of a Cluster API Cluster. */
+export interface ClusterObject {
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    deletionTimestamp?: unknown;
+  };
+}
+
+export interface ReconcilerOptions {
+  management: KubeConfig;
+  clusters: ClusterCache;
+  /** Cached reads of the management cluster (informers). */
+  getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
+  listGatewayDns: (namespace: string) => readonly GatewayDNS[];
+  listClusters: (namespace: string) => readonly ClusterObject[];
+  domainSuffix: string;
+  recordsNamespace: string;
+  events: EventRecorder;
+  metrics: Metrics;
+  log: Logger;
+  firstSyncTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Called after each reconcile with the clusters a GatewayDNS selects (empty once it is gone). */
+  onSelection?: (gatewayDnsKey: string, clusters: string[]) => void;
+}
+
+export interface ReconcileSummary {
+  written: number;
+}
+
+export class GatewayDnsReconciler {
+  private readonly custom: CustomObjectsApi;
+  private readonly sources: SourceReader;
+  private readonly writer: RecordSetWriter;
+  private readonly requestTimeoutMs: number;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.custom = opts.management.makeApiClient(CustomObjectsApi);
+    const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    this.writer = new RecordSetWriter({
+      clusters: opts.clusters,
+      recordsNamespace: opts.recordsNamespace,
+      firstSyncTimeoutMs,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
+  }
+
+  async reconcile(key: string): Promise<ReconcileSummary> {
+    const [namespace = '', name = ''] = key.split('/');
+    const log = this.opts.log.with({ gatewaydns: key });
+    const gw = this.opts.getGatewayDns(namespace, name);
+    const targets = this.targetClusters(namespace);
+    if (!gw) {
+      // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
+      this.sources.forget(key);
+      this.opts.onSelection?.(key, []);
+      return this.withdraw(namespace, name, targets, log);
+    }
+    if (gw.metadata.deletionTimestamp) {
+      if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
+      const summary = await this.withdraw(namespace, name, targets, log);
+      await this.setFinalizers(
+        gw,
+        (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
+      );
+      this.sources.forget(key);
+      this.opts.onSelection?.(key, []);
+      this.opts.events.normal(
+        gw,
+        'Withdrawn',
+        `record sets withdrawn from ${targets.length} workload cluster(s)`,
+      );
+      return summary;
+    }
+    if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
+      await this.setFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
+
+    const now = new Date();
+    const validation = validateGatewayDnsSpec(gw.spec);
+    if (!validation.valid) {
+      // Terminal until the object changes: nothing is written, earlier record sets stay as they were.
+      log.warn('invalid GatewayDNS', { error: validation.message });
+      this.opts.events.warning(gw, 'Invalid', validation.message);
+      await this.writeStatus(gw, invalidStatus(gw.metadata.generation, gw.status, validation.message, now));
+      return { written: 0 };
+    }
+    const spec = validation.spec;
+    const selected = this.selectedClusters(namespace, spec.clusterSelector);
+    const facts = await this.sources.factsFor(gw, spec, selected, now);
+    const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
+    const desired = recordSetFor(
+      { namespace, name, spec, suffix: this.opts.domainSuffix, facts, excludedDomains: conflict.lostDomains },
+      this.opts.recordsNamespace,
+    );
+    const outcomes = await Promise.all(targets.map((c) => this.writer.apply(namespace, c, desired)));
+    this.report(gw, outcomes, log);
+    await this.writeStatus(
+      gw,
+      statusFor({
+        generation: gw.metadata.generation,
+        previous: gw.status,
+        facts,
+        conflict,
+        targets: outcomes,
+        now,
+      }),
+    );
+    this.opts.onSelection?.(key, selected);
+    const failed = outcomes.filter((o) => o.result === 'failed');
+    if (failed.length)
+      throw new Error(
+        `gatewaydns ${key}: record set not written to ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
+      );
+    return { written: outcomes.filter((o) => o.result === 'written').length };
+  }
+
+  /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
+  private targetClusters(namespace: string): string[] {
+    return this.opts
+      .listClusters(namespace)
+      .filter((c) => !c.metadata.deletionTimestamp)
+      .map((c) => c.metadata.name)
+      .sort();
+  }
+
+  private selectedClusters(namespace: string, selector: Parameters<typeof matchesSelector>[0]): string[] {
+    return this.opts
+      .listClusters(namespace)
+      .filter((c) => !c.metadata.deletionTimestamp && matchesSelector(selector, c.metadata.labels))
+      .map((c) => c.metadata.name)
+      .sort();
+  }
+
+  private claimOf(gw: GatewayDNS, selected: string[]): Claim {
+    const spec = validateGatewayDnsSpec(gw.spec);
+    return {
+      name: gw.metadata.name,
+      createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
+      domains: spec.valid
+        ? claimedDomains(gw.metadata.namespace ?? '', spec.spec, selected, this.opts.domainSuffix)
+        : [],
+    };
+  }
+
+  private otherClaims(gw: GatewayDNS): Claim[] {
+    const namespace = gw.metadata.namespace ?? '';
+    return this.opts
+      .listGatewayDns(namespace)
+      .filter((o) => o.metadata.name !== gw.metadata.name && !o.metadata.deletionTimestamp)
+      .map((o) => {
+        const spec = validateGatewayDnsSpec(o.spec);
+        return this.claimOf(o, spec.valid ? this.selectedClusters(namespace, spec.spec.clusterSelector) : []);
+      });
+  }
+
+  private async withdraw(
+    namespace: string,
+    name: string,
+    targets: string[],
+    log: Logger,
+  ): Promise<ReconcileSummary> {
+    const setName = recordSetName(namespace, name);
+    const outcomes = await Promise.all(targets.map((c) => this.writer.remove(namespace, c, setName)));
+    for (const o of outcomes.filter((x) => x.result === 'written')) {
+      this.opts.metrics.recordSetsDeleted++;
+      log.info('record set withdrawn', { cluster: `${namespace}/${o.cluster}`, recordset: setName });
+    }
+    const failed = outcomes.filter((o) => o.result === 'failed');
+    if (failed.length)
+      throw new Error(
+        `gatewaydns ${namespace}/${name}: could not withdraw record set from ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
+      );
+    return { written: outcomes.filter((o) => o.result === 'written').length };
+  }
+
+  private report(gw: GatewayDNS, outcomes: TargetOutcome[], log: Logger): void {
+    const namespace = gw.metadata.namespace ?? '';
+    const setName = recordSetName(namespace, gw.metadata.name);
+    for (const o of outcomes) {
+      const fields = { cluster: `${namespace}/${o.cluster}`, recordset: setName };
+      if (o.result === 'written') {
+        this.opts.metrics.recordSetsWritten++;
+        log.info('record set written', fields);
+        this.opts.events.normal(
+          gw,
+          'RecordSetWritten',
+          `record set ${setName} written to cluster ${o.cluster}`,
+        );
+      } else if (o.result === 'failed') {
+        log.warn('record set not written', { ...fields, error: o.error });
+        this.opts.events.warning(gw, 'ClusterUnreachable', `cluster ${o.cluster}: ${o.error}`);
+      }
+    }
+  }
+
+  private async writeStatus(gw: GatewayDNS, status: GatewayDNSStatus): Promise<void> {
+    if (sameJson(gw.status ?? {}, status)) return;
+    await withTimeout(
+      this.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace: gw.metadata.namespace ?? '',
+          plural: GATEWAYDNS_PLURAL,
+          name: gw.metadata.name,
+          // Merge patch replaces lists whole: conditions and clusters are always complete here.
+          body: { status },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+      this.requestTimeoutMs,
+      `status of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
+    );
+  }
+
+  private async setFinalizers(gw: GatewayDNS, finalizers: string[]): Promise<void> {
+    await withTimeout(
+      this.custom.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace: gw.metadata.namespace ?? '',
+          plural: GATEWAYDNS_PLURAL,
+          name: gw.metadata.name,
+          // The resourceVersion makes this fail (and retry) if someone else changed finalizers meanwhile.
+          body: { metadata: { finalizers, resourceVersion: gw.metadata.resourceVersion } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+      this.requestTimeoutMs,
+      `finalizers of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
+    );
+  }
+}

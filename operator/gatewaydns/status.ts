@@ -1,0 +1,116 @@
+// Pure: what a reconcile found (cluster facts, conflicts, write outcomes) →
+// GatewayDNS status. Unchanged input gives an equal status, so the reconciler
+// can skip the write.
+import type { ClusterStatus, GatewayDNSStatus } from '../../api/index.js';
+import { READY, REASONS, setCondition, type ConditionInput } from './conditions.js';
+import type { ConflictResult } from './desired.js';
+import type { ClusterFacts } from './facts.js';
+
+/** What writing the record set to one workload cluster came to. */
+export interface TargetOutcome {
+  cluster: string;
+  /** written: changed now; current: already right; skipped: no records namespace (no dns-server); failed. */
+  result: 'written' | 'current' | 'skipped' | 'failed';
+  error?: string;
+}
+
+export interface StatusInput {
+  generation: number | undefined;
+  previous: GatewayDNSStatus | undefined;
+  facts: ClusterFacts[];
+  conflict: ConflictResult;
+  targets: TargetOutcome[];
+  now: Date;
+}
+
+export function statusFor(input: StatusInput): GatewayDNSStatus {
+  const clusters: ClusterStatus[] = [...input.facts]
+    .sort((a, b) => a.cluster.localeCompare(b.cluster))
+    .map((f) => ({
+      cluster: f.cluster,
+      state: f.state,
+      ...(f.addresses.length ? { addresses: f.addresses } : {}),
+      ...(f.error ? { lastError: f.error } : {}),
+      ...(f.lastSeen ? { lastSeen: f.lastSeen } : {}),
+    }));
+  return {
+    observedGeneration: input.generation,
+    selectedClusters: input.facts.length,
+    conditions: setCondition(
+      input.previous?.conditions,
+      { type: READY, ...readyCondition(input), observedGeneration: input.generation },
+      input.now,
+    ),
+    clusters,
+  };
+}
+
+export function invalidStatus(
+  generation: number | undefined,
+  previous: GatewayDNSStatus | undefined,
+  message: string,
+  now: Date,
+): GatewayDNSStatus {
+  return {
+    ...previous,
+    observedGeneration: generation,
+    conditions: setCondition(
+      previous?.conditions,
+      { type: READY, status: 'False', reason: REASONS.Invalid, message, observedGeneration: generation },
+      now,
+    ),
+  };
+}
+
+function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
+  const { facts, conflict, targets } = input;
+  if (conflict.lostDomains.length)
+    return {
+      status: 'False',
+      reason: REASONS.Conflict,
+      message: `names ${conflict.lostDomains.join(', ')} are already claimed by gatewaydns ${conflict.with.join(', ')}; they are left out`,
+    };
+  const unreachable = [
+    ...facts
+      .filter((f) => f.state === 'Unreachable')
+      .map((f) => `${f.cluster} (source: ${f.error ?? 'unreachable'})`),
+    ...targets
+      .filter((t) => t.result === 'failed')
+      .map((t) => `${t.cluster} (target: ${t.error ?? 'failed'})`),
+  ];
+  if (unreachable.length)
+    return {
+      status: 'False',
+      reason: REASONS.ClusterUnreachable,
+      message: `unreachable, last known addresses kept: ${unreachable.join('; ')}`,
+    };
+  if (!facts.length)
+    return {
+      status: 'False',
+      reason: REASONS.NoClustersSelected,
+      message: 'the selector matches no Cluster',
+    };
+  if (!facts.some((f) => f.state === 'Ready')) {
+    const notFound = facts.every((f) => f.state === 'ServiceNotFound');
+    return {
+      status: 'False',
+      reason: notFound ? REASONS.ServiceNotFound : REASONS.NoAddresses,
+      message: notFound
+        ? `the Service exists in none of the selected clusters (${facts.map((f) => f.cluster).join(', ')})`
+        : 'no selected cluster gives the Service an address yet',
+    };
+  }
+  const ready = facts.filter((f) => f.state === 'Ready').map((f) => f.cluster);
+  const others = facts.filter((f) => f.state !== 'Ready').map((f) => `${f.cluster}: ${f.state}`);
+  const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;
+  const parts = [
+    `addresses of ${ready.join(', ')} published to ${written} workload cluster(s)`,
+    ...(others.length ? [`not published: ${others.join(', ')}`] : []),
+    ...(conflict.with.length
+      ? [
+          `newer gatewaydns ${conflict.with.join(', ')} claim some of the same names and leave them to this one`,
+        ]
+      : []),
+  ];
+  return { status: 'True', reason: REASONS.Ready, message: parts.join('; ') };
+}

@@ -1,0 +1,88 @@
+import { validateGatewayDnsSpec } from './validate.js';
+import { matchesSelector } from './selector.js';
+import { setCondition } from './conditions.js';
+
+describe('validateGatewayDnsSpec', () => {
+  it('fills in defaults for the walkthrough manifest', () => {
+    expect(
+      validateGatewayDnsSpec({
+        clusterSelector: { matchLabels: { hasContour: 'true' } },
+        service: 'projectcontour/envoy',
+      }),
+    ).toEqual({
+      valid: true,
+      spec: {
+        clusterSelector: { matchLabels: { hasContour: 'true' } },
+        serviceNamespace: 'projectcontour',
+        serviceName: 'envoy',
+        resolutionType: 'loadBalancer',
+        gatewayLabel: 'gateway',
+        nodeAddressTypes: ['ExternalIP', 'InternalIP'],
+        ttl: 30,
+      },
+    });
+  });
+
+  it.each([
+    [undefined, 'spec is missing'],
+    [{ clusterSelector: {}, service: 'envoy' }, 'spec.service must match pattern'],
+    [
+      { clusterSelector: {}, service: 'a/b', resolutionType: 'clusterIP' },
+      'spec.resolutionType must be equal to one of',
+    ],
+    [{ service: 'a/b' }, "must have required property 'clusterSelector'"],
+    [{ clusterSelector: {}, service: 'a/b', ttl: -1 }, 'spec.ttl must be >= 0'],
+    [
+      { clusterSelector: { matchExpressions: [{ key: 'k', operator: 'In' }] }, service: 'a/b' },
+      'In needs at least one value',
+    ],
+    [
+      {
+        clusterSelector: { matchExpressions: [{ key: 'k', operator: 'Exists', values: ['x'] }] },
+        service: 'a/b',
+      },
+      'takes no values',
+    ],
+  ])('rejects %j with a clear message', (spec, message) => {
+    const v = validateGatewayDnsSpec(spec);
+    expect(v.valid).toBe(false);
+    if (!v.valid) expect(v.message).toContain(message);
+  });
+});
+
+describe('matchesSelector', () => {
+  const labels = { hasContour: 'true', env: 'dev' };
+  it.each([
+    [{}, true],
+    [{ matchLabels: { hasContour: 'true' } }, true],
+    [{ matchLabels: { hasContour: 'false' } }, false],
+    [{ matchExpressions: [{ key: 'env', operator: 'In' as const, values: ['dev', 'prod'] }] }, true],
+    [{ matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['dev'] }] }, false],
+    [{ matchExpressions: [{ key: 'zone', operator: 'NotIn' as const, values: ['x'] }] }, true],
+    [{ matchExpressions: [{ key: 'env', operator: 'Exists' as const }] }, true],
+    [{ matchExpressions: [{ key: 'env', operator: 'DoesNotExist' as const }] }, false],
+  ])('%j → %s', (selector, want) => {
+    expect(matchesSelector(selector, labels)).toBe(want);
+  });
+});
+
+describe('setCondition', () => {
+  const t1 = new Date('2024-01-01T00:00:00Z');
+  const t2 = new Date('2024-01-02T00:00:00Z');
+  it('keeps lastTransitionTime unless the status flips', () => {
+    const first = setCondition(
+      undefined,
+      { type: 'Ready', status: 'False', reason: 'NoAddresses', message: 'x' },
+      t1,
+    );
+    const same = setCondition(
+      first,
+      { type: 'Ready', status: 'False', reason: 'ServiceNotFound', message: 'y' },
+      t2,
+    );
+    expect(same[0]?.lastTransitionTime).toBe(t1.toISOString());
+    const flipped = setCondition(same, { type: 'Ready', status: 'True', reason: 'Ready', message: 'z' }, t2);
+    expect(flipped[0]?.lastTransitionTime).toBe(t2.toISOString());
+    expect(flipped).toHaveLength(1);
+  });
+});

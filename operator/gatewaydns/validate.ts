@@ -1,0 +1,67 @@
+// Validation of GatewayDNS specs that got past the API server: objects stored
+// under an older CRD, or written before a field became stricter. A bad object
+// becomes an Invalid condition with a readable message, never an exception.
+import { Ajv } from 'ajv';
+import {
+  DEFAULT_GATEWAY_LABEL,
+  DEFAULT_NODE_ADDRESS_TYPES,
+  DEFAULT_RESOLUTION_TYPE,
+  DEFAULT_TTL,
+  GATEWAYDNS_SPEC_SCHEMA,
+  type GatewayDNSSpec,
+  type LabelSelector,
+  type NodeAddressType,
+  type ResolutionType,
+} from '../../api/index.js';
+
+/** A spec with every default filled in: what desired.ts works from. */
+export interface EffectiveSpec {
+  clusterSelector: LabelSelector;
+  serviceNamespace: string;
+  serviceName: string;
+  resolutionType: ResolutionType;
+  gatewayLabel: string;
+  nodeAddressTypes: NodeAddressType[];
+  ttl: number;
+}
+
+export type Validation = { valid: true; spec: EffectiveSpec } | { valid: false; message: string };
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateSpec = ajv.compile<GatewayDNSSpec>(GATEWAYDNS_SPEC_SCHEMA);
+
+export function validateGatewayDnsSpec(spec: unknown): Validation {
+  if (spec === undefined || spec === null) return { valid: false, message: 'spec is missing' };
+  if (!validateSpec(spec)) {
+    const message = (validateSpec.errors ?? [])
+      .map((e) => `spec${e.instancePath.replace(/\//g, '.')} ${e.message ?? 'is invalid'}`)
+      .join('; ');
+    return { valid: false, message };
+  }
+  const selectorProblem = checkSelector(spec.clusterSelector);
+  if (selectorProblem) return { valid: false, message: selectorProblem };
+  const [serviceNamespace = '', serviceName = ''] = spec.service.split('/');
+  return {
+    valid: true,
+    spec: {
+      clusterSelector: spec.clusterSelector,
+      serviceNamespace,
+      serviceName,
+      resolutionType: spec.resolutionType ?? DEFAULT_RESOLUTION_TYPE,
+      gatewayLabel: spec.gatewayLabel ?? DEFAULT_GATEWAY_LABEL,
+      nodeAddressTypes: spec.nodeAddressTypes?.length ? spec.nodeAddressTypes : DEFAULT_NODE_ADDRESS_TYPES,
+      ttl: spec.ttl ?? DEFAULT_TTL,
+    },
+  };
+}
+
+/** The CRD's CEL rule, which an old CRD may not have enforced. */
+function checkSelector(selector: LabelSelector): string | undefined {
+  for (const [i, req] of (selector.matchExpressions ?? []).entries()) {
+    const needsValues = req.operator === 'In' || req.operator === 'NotIn';
+    const hasValues = (req.values?.length ?? 0) > 0;
+    if (needsValues !== hasValues)
+      return `spec.clusterSelector.matchExpressions[${i}]: ${req.operator} ${needsValues ? 'needs at least one value' : 'takes no values'}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,82 @@
+// capi-dns-controller: flags → components, nothing else.
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseFlags, USAGE, type Flags } from './flags.js';
+import { GatewayDnsController } from './gatewaydns/controller.js';
+import { EventRecorder } from './runtime/events.js';
+import { startHealthServer } from './runtime/health.js';
+import { LeaderElector } from './runtime/leader.js';
+import { createLogger, errorText } from './runtime/log.js';
+import { Metrics } from './runtime/metrics.js';
+
+async function main(): Promise<void> {
+  let flags: Flags;
+  try {
+    flags = parseFlags(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${errorText(err)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (flags.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const log = createLogger(flags.logLevel, { component: 'capi-dns-controller' });
+  const kc = new KubeConfig();
+  if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+  else kc.loadFromDefault();
+
+  const metrics = new Metrics();
+  const controller = new GatewayDnsController({
+    management: kc,
+    domainSuffix: flags.domainSuffix,
+    recordsNamespace: flags.recordsNamespace,
+    workers: flags.workers,
+    events: new EventRecorder(kc, log, flags.identity),
+    metrics,
+    log,
+  });
+  const elector = flags.leaderElect
+    ? new LeaderElector({
+        kc,
+        namespace: flags.leaderElectionNamespace,
+        name: flags.leaderElectionId,
+        identity: flags.identity,
+        log,
+      })
+    : undefined;
+  const health = await startHealthServer({
+    listen: flags.healthListen,
+    ready: () => (elector && !elector.leading ? elector.apiReachable : controller.synced),
+    metrics: () => metrics.render(),
+  });
+  log.info('started', { ...flags, kubeconfig: flags.kubeconfig ?? '(default)' });
+
+  let stopping = false;
+  const shutdown = async (signal: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping', { signal });
+    const force = setTimeout(() => process.exit(code || 1), 10_000);
+    force.unref();
+    await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: errorText(err) }));
+    await elector?.release();
+    health.close();
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (elector) {
+    await elector.run(() => void shutdown('lost leadership', 1));
+    metrics.leader = 1;
+  }
+  await controller.start();
+  log.info('reconciling', { domainSuffix: flags.domainSuffix, recordsNamespace: flags.recordsNamespace });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'fatal', error: errorText(err) })}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,159 @@
+// A watched cache of one resource: @kubernetes/client-node's makeInformer
+// (ListWatch), which re-lists on 410 Gone but stops for good on any other
+// error, wrapped so that it restarts with backoff, re-lists now and then with
+// jitter (no watch dies silently), and reports whether its API server is
+// reachable. Its cache survives errors: an unreachable cluster keeps its last
+// known objects.
+import {
+  makeInformer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { errorText } from './log.js';
+
+export type ChangeType = 'add' | 'update' | 'delete';
+
+export interface WatchOptions<T extends KubernetesObject> {
+  kc: KubeConfig;
+  /** The watch path, e.g. /api/v1/services or /apis/g/v/namespaces/ns/kind. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  labelSelector?: string;
+  /** Full re-list period; each one is jittered by ±10 %. */
+  relistMs?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+export class WatchedResource<T extends KubernetesObject> {
+  private readonly informer;
+  private readonly changeListeners: ((type: ChangeType, obj: T) => void)[] = [];
+  private readonly healthListeners: ((healthy: boolean, error?: string) => void)[] = [];
+  private syncWaiters: (() => void)[] = [];
+  private stopped = true;
+  /** True while we stop the underlying informer on purpose: its abort error is not a failure. */
+  private restarting = false;
+  private failures = 0;
+  private attemptFailed = false;
+  private retryTimer?: NodeJS.Timeout;
+  private relistTimer?: NodeJS.Timeout;
+  /** The first list succeeded (the cache holds the API server's objects). */
+  synced = false;
+  /** The first start attempt has finished, well or not. */
+  tried = false;
+  healthy = false;
+  lastError?: string;
+
+  constructor(private readonly opts: WatchOptions<T>) {
+    this.informer = makeInformer<T>(opts.kc, opts.path, opts.list, opts.labelSelector);
+    for (const type of ['add', 'update', 'delete'] as const)
+      this.informer.on(type, (obj: T) => {
+        if (!this.stopped) this.changeListeners.forEach((l) => l(type, obj));
+      });
+    this.informer.on('error', (err?: unknown) => this.failed(err));
+  }
+
+  onChange(listener: (type: ChangeType, obj: T) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  onHealth(listener: (healthy: boolean, error?: string) => void): void {
+    this.healthListeners.push(listener);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.attempt();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearTimeout(this.relistTimer);
+    this.restarting = true;
+    await this.informer.stop();
+    this.syncWaiters.splice(0).forEach((w) => w());
+  }
+
+  /** Resolves once the cache is filled, or the first attempt failed, or the time is up. */
+  async waitForFirstAttempt(timeoutMs: number): Promise<void> {
+    if (this.tried) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.syncWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.stopped) return;
+    this.attemptFailed = false;
+    this.restarting = false;
+    await this.informer.start();
+    if (this.stopped || this.attemptFailed) return;
+    this.failures = 0;
+    this.synced = true;
+    this.markTried();
+    this.setHealth(true);
+    this.scheduleRelist();
+  }
+
+  private failed(err: unknown): void {
+    if (this.stopped || this.restarting) return;
+    this.attemptFailed = true;
+    this.markTried();
+    this.setHealth(false, errorText(err));
+    clearTimeout(this.relistTimer);
+    clearTimeout(this.retryTimer);
+    this.failures++;
+    const min = this.opts.minBackoffMs ?? 250;
+    const max = this.opts.maxBackoffMs ?? 5_000;
+    const delay = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20)) * (0.8 + Math.random() * 0.4);
+    this.retryTimer = setTimeout(() => void this.attempt(), delay);
+    this.retryTimer.unref();
+  }
+
+  private scheduleRelist(): void {
+    clearTimeout(this.relistTimer);
+    const period = this.opts.relistMs ?? 5 * 60_000;
+    this.relistTimer = setTimeout(() => void this.relist(), period * (0.9 + Math.random() * 0.2));
+    this.relistTimer.unref();
+  }
+
+  /** Stop and start with an empty resourceVersion: a full list, whose differences reach the listeners. */
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    this.restarting = true;
+    await this.informer.stop();
+    // The aborted watch reports its abort asynchronously; let that pass before starting again.
+    await new Promise((r) => setTimeout(r, 100));
+    // ListWatch keeps resourceVersion private; clearing it is the only way to ask it for a full list.
+    (this.informer as unknown as { resourceVersion: string }).resourceVersion = '';
+    await this.attempt();
+  }
+
+  private markTried(): void {
+    if (this.tried) return;
+    this.tried = true;
+    this.syncWaiters.splice(0).forEach((w) => w());
+  }
+
+  private setHealth(healthy: boolean, error?: string): void {
+    const changed = healthy !== this.healthy;
+    this.healthy = healthy;
+    this.lastError = healthy ? undefined : error;
+    if (changed) this.healthListeners.forEach((l) => l(healthy, error));
+  }
+}

@@ -1,0 +1,133 @@
+// A work queue in the shape of client-go's: a key waiting twice is queued
+// once; a key is handled by one worker at a time (a key added while it is
+// being handled runs again afterwards); several keys run in parallel; failures
+// back off exponentially per key; a TerminalError is not retried.
+
+export class TerminalError extends Error {}
+
+export interface Outcome {
+  /** Handle the key again after this many milliseconds, even on success. */
+  requeueAfterMs?: number;
+}
+
+export type Handler = (key: string) => Promise<Outcome | void>;
+
+export interface WorkQueueOptions {
+  concurrency: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  onError?: (key: string, err: unknown, retryInMs: number | undefined) => void;
+}
+
+export class WorkQueue {
+  private readonly waiting = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private active = 0;
+  private stopped = true;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly handler: Handler,
+    private readonly opts: WorkQueueOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.pump();
+  }
+
+  /** Stops taking keys and waits for the ones being handled. */
+  async shutdown(): Promise<void> {
+    this.stopped = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    if (this.active) await new Promise<void>((r) => this.idleWaiters.push(r));
+  }
+
+  add(key: string): void {
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    this.waiting.add(key);
+    this.pump();
+  }
+
+  addAfter(key: string, ms: number): void {
+    if (ms <= 0) return this.add(key);
+    const at = Date.now() + ms;
+    const existing = this.timers.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, ms);
+    timer.unref();
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Forgets a key's failures: its next error starts from the base delay. */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  get length(): number {
+    return this.waiting.size;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active < this.opts.concurrency) {
+      const key = this.next();
+      if (key === undefined) return;
+      this.active++;
+      this.processing.add(key);
+      void this.run(key);
+    }
+  }
+
+  private next(): string | undefined {
+    for (const key of this.waiting) {
+      if (this.processing.has(key)) continue;
+      this.waiting.delete(key);
+      return key;
+    }
+    return undefined;
+  }
+
+  private async run(key: string): Promise<void> {
+    try {
+      const outcome = await this.handler(key);
+      this.failures.delete(key);
+      if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
+    } catch (err) {
+      if (err instanceof TerminalError) {
+        this.failures.delete(key);
+        this.opts.onError?.(key, err, undefined);
+      } else {
+        const n = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, n);
+        const delay = this.backoff(n);
+        this.opts.onError?.(key, err, delay);
+        this.addAfter(key, delay);
+      }
+    } finally {
+      this.processing.delete(key);
+      this.active--;
+      if (this.dirty.delete(key)) this.waiting.add(key);
+      if (!this.active) this.idleWaiters.splice(0).forEach((r) => r());
+      this.pump();
+    }
+  }
+
+  /** base·2^(n-1), capped, with ±20 % jitter so that many failing keys do not retry in lockstep. */
+  private backoff(failures: number): number {
+    const base = this.opts.baseDelayMs ?? 100;
+    const max = this.opts.maxDelayMs ?? 30_000;
+    const plain = Math.min(max, base * 2 ** Math.min(failures - 1, 30));
+    return Math.round(plain * (0.8 + Math.random() * 0.4));
+  }
+}
