@@ -1,0 +1,260 @@
+// The manifests of config/ and examples/ against the real API servers of the
+// test environment: every kustomization is applied with
+// `kubectl apply --dry-run=server -k`, so anything the API server would reject
+// (schema, defaulting, admission, RBAC objects, CRD validation) fails here.
+// The RBAC is then applied for real and checked with `kubectl auth can-i`
+// impersonating the service accounts: least privilege, as the API server sees it.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { ensureNamespace } from '../support/capi.js';
+import { testEnvInfo } from '../support/environment.js';
+import { binPath, repoRoot } from '../support/paths.js';
+import { clusterOf, kubeConfigOf } from '../support/testenv.js';
+
+const run = promisify(execFile);
+const info = testEnvInfo();
+const root = repoRoot();
+// Management objects go to the management cluster; workload objects to one
+// workload cluster (they are all alike), cluster-b, the walkthrough's client side.
+const MANAGEMENT = 'management';
+const WORKLOAD = 'cluster-b';
+
+async function kubectl(cluster: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(
+      binPath('kubectl'),
+      ['--kubeconfig', clusterOf(info, cluster).kubeconfig, ...args],
+      {
+        cwd: root,
+      },
+    );
+    return stdout;
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`kubectl ${args.join(' ')} on ${cluster}: ${e.stderr?.trim() || e.message}`);
+  }
+}
+
+const dryRun = (cluster: string, args: string[]): Promise<string> =>
+  kubectl(cluster, ['apply', '--dry-run=server', ...args]);
+
+/** "kind/name" of each line kubectl prints, e.g. "deployment.apps/capi-dns-controller". */
+function appliedObjects(output: string): string[] {
+  return output
+    .trim()
+    .split('\n')
+    .map((line) => {
+      expect(line).toMatch(/ \(server dry run\)$/);
+      return line.split(' ')[0] as string;
+    })
+    .sort();
+}
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+}
+
+async function render(dir: string): Promise<Manifest[]> {
+  const out = await run(binPath('kubectl'), ['kustomize', dir], { cwd: root });
+  return parseAllDocuments(out.stdout).map((d) => d.toJS() as Manifest);
+}
+
+beforeAll(async () => {
+  // A server dry run of a namespaced object fails while its namespace does
+  // not exist (the Namespace in the same kustomization is only dry-run too),
+  // so the namespaces are created for real, as the first apply would.
+  await ensureNamespace(kubeConfigOf(info, MANAGEMENT), 'capi-dns-system');
+  await ensureNamespace(kubeConfigOf(info, WORKLOAD), 'capi-dns');
+  await ensureNamespace(kubeConfigOf(info, 'cluster-a'), 'projectcontour');
+});
+
+describe('config/ on the management cluster', () => {
+  it('config/default: GatewayDNS CRD, RBAC and the controller, accepted by the API server', async () => {
+    expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', 'config/default']))).toEqual([
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-controller',
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller',
+      'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com',
+      'deployment.apps/capi-dns-controller',
+      'namespace/capi-dns-system',
+      'role.rbac.authorization.k8s.io/capi-dns-controller-leader-election',
+      'rolebinding.rbac.authorization.k8s.io/capi-dns-controller-leader-election',
+      'serviceaccount/capi-dns-controller',
+    ]);
+  });
+
+  it.each(['config/crd', 'config/rbac/operator', 'config/operator'])('%s on its own', async (dir) => {
+    expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', dir])).length).toBeGreaterThan(0);
+  });
+
+  it("examples/dev-team-gateway-dns.yaml: the walkthrough's GatewayDNS", async () => {
+    expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', 'examples/dev-team-gateway-dns.yaml']))).toEqual([
+      'gatewaydns.connectivity.tanzu.vmware.com/dev-team-gateway-dns',
+    ]);
+  });
+});
+
+describe('config/ on a workload cluster', () => {
+  it('config/workload: DNSRecordSet CRD, RBAC, the dns-server, its Service and PDB', async () => {
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', 'config/workload']))).toEqual([
+      'customresourcedefinition.apiextensions.k8s.io/dnsrecordsets.connectivity.tanzu.vmware.com',
+      'deployment.apps/capi-dns-server',
+      'namespace/capi-dns',
+      'poddisruptionbudget.policy/capi-dns-server',
+      'role.rbac.authorization.k8s.io/capi-dns-server',
+      'rolebinding.rbac.authorization.k8s.io/capi-dns-server',
+      'service/capi-dns-server',
+      'serviceaccount/capi-dns-server',
+    ]);
+  });
+
+  it.each(['config/rbac/dns-server', 'config/dns-server'])('%s on its own', async (dir) => {
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
+  });
+
+  it('examples/kuard.yaml: kuard behind the LoadBalancer Service projectcontour/envoy', async () => {
+    expect(appliedObjects(await dryRun('cluster-a', ['-f', 'examples/kuard.yaml']))).toEqual([
+      'deployment.apps/kuard',
+      'namespace/projectcontour',
+      'service/envoy',
+    ]);
+  });
+});
+
+describe('the dry run catches what the API server rejects', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-config-test-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a kustomization with an invalid GatewayDNS', async () => {
+    writeFileSync(path.join(dir, 'kustomization.yaml'), 'resources:\n  - bad.yaml\n');
+    writeFileSync(
+      path.join(dir, 'bad.yaml'),
+      [
+        'apiVersion: connectivity.tanzu.vmware.com/v1alpha1',
+        'kind: GatewayDNS',
+        'metadata: {name: bad, namespace: dev-team}',
+        'spec: {clusterSelector: {}, service: projectcontour/envoy, resolutionType: teleport}',
+      ].join('\n'),
+    );
+    await expect(dryRun(MANAGEMENT, ['-k', dir])).rejects.toThrow(/resolutionType/);
+  });
+});
+
+describe('rendered manifests', () => {
+  it.each(['config/default', 'config/workload'])(
+    '%s: every container is locked down and probed',
+    async (dir) => {
+      const deployments = (await render(dir)).filter((m) => m.kind === 'Deployment');
+      expect(deployments).toHaveLength(1);
+      for (const d of deployments) {
+        const pod = (d.spec?.template as { spec: PodSpec }).spec;
+        expect(pod.securityContext).toMatchObject({
+          runAsNonRoot: true,
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        for (const c of pod.containers) {
+          expect(c.securityContext).toEqual({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          });
+          expect(c.livenessProbe?.httpGet).toMatchObject({ path: '/healthz' });
+          expect(c.readinessProbe?.httpGet).toMatchObject({ path: '/readyz' });
+          expect(c.resources?.requests).toBeDefined();
+          expect(c.resources?.limits?.memory).toBeDefined();
+          expect(c.image).toMatch(/^ghcr\.io\/capi-dns\/[a-z-]+:0\.1\.0$/);
+        }
+      }
+    },
+  );
+
+  it('the dns-server Service maps port 53 to the non-root port 5353, over UDP and TCP', async () => {
+    const service = (await render('config/workload')).find((m) => m.kind === 'Service');
+    expect(service?.metadata).toEqual(
+      expect.objectContaining({ name: 'capi-dns-server', namespace: 'capi-dns' }),
+    );
+    expect(service?.spec?.ports).toEqual([
+      { name: 'dns-udp', port: 53, targetPort: 'dns-udp', protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, targetPort: 'dns-tcp', protocol: 'TCP' },
+    ]);
+  });
+});
+
+interface PodSpec {
+  securityContext?: Record<string, unknown>;
+  containers: {
+    image: string;
+    securityContext?: Record<string, unknown>;
+    livenessProbe?: { httpGet?: Record<string, unknown> };
+    readinessProbe?: { httpGet?: Record<string, unknown> };
+    resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  }[];
+}
+
+describe('RBAC, as the API server authorizes it', () => {
+  const OPERATOR = 'system:serviceaccount:capi-dns-system:capi-dns-controller';
+  const DNS_SERVER = 'system:serviceaccount:capi-dns:capi-dns-server';
+
+  beforeAll(async () => {
+    // For real this time: `auth can-i` evaluates stored roles and bindings.
+    await kubectl(MANAGEMENT, ['apply', '-k', 'config/rbac/operator']);
+    await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/dns-server']);
+  });
+
+  /** `kubectl auth can-i` answers "yes" (exit 0) or "no" (exit 1) on stdout. */
+  async function canI(cluster: string, as: string, args: string[]): Promise<boolean> {
+    const kubeconfig = clusterOf(info, cluster).kubeconfig;
+    const argv = ['--kubeconfig', kubeconfig, 'auth', 'can-i', '--as', as, ...args];
+    try {
+      await run(binPath('kubectl'), argv);
+      return true;
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      if (e.code === 1 && e.stdout?.trim() === 'no') return false;
+      throw new Error(`kubectl ${argv.join(' ')}: ${e.stderr ?? String(err)}`);
+    }
+  }
+
+  it.each([
+    [true, 'watch gatewaydns.connectivity.tanzu.vmware.com -A'],
+    [true, 'patch gatewaydns.connectivity.tanzu.vmware.com -n dev-team'],
+    [true, 'update gatewaydns.connectivity.tanzu.vmware.com/status -n dev-team'],
+    [false, 'create gatewaydns.connectivity.tanzu.vmware.com -n dev-team'],
+    [false, 'delete gatewaydns.connectivity.tanzu.vmware.com -n dev-team'],
+    [true, 'watch clusters.cluster.x-k8s.io -A'],
+    [false, 'patch clusters.cluster.x-k8s.io -n dev-team'],
+    [true, 'list secrets -n dev-team'],
+    [false, 'create secrets -n dev-team'],
+    [false, 'update secrets -n dev-team'],
+    [true, 'create events -n dev-team'],
+    [true, 'create leases.coordination.k8s.io -n capi-dns-system'],
+    [true, 'update leases.coordination.k8s.io/capi-dns-controller -n capi-dns-system'],
+    [false, 'update leases.coordination.k8s.io/someone-else -n capi-dns-system'],
+    [false, 'create leases.coordination.k8s.io -n kube-system'],
+    [false, 'list configmaps -n kube-system'],
+    [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
+  ])('operator may (%s) %s', async (allowed, verbAndResource) => {
+    expect(await canI(MANAGEMENT, OPERATOR, verbAndResource.split(' '))).toBe(allowed);
+  });
+
+  it.each([
+    [true, 'list dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [true, 'watch dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [false, 'create dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -n default'],
+    [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
+    [false, 'list secrets -n capi-dns'],
+  ])('dns-server may (%s) %s', async (allowed, verbAndResource) => {
+    expect(await canI(WORKLOAD, DNS_SERVER, verbAndResource.split(' '))).toBe(allowed);
+  });
+});
