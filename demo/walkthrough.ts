@@ -23,7 +23,7 @@ export const NAMESPACE = 'dev-team';
 export const CLUSTERS = ['cluster-a', 'cluster-b'] as const;
 export const KUARD_NAME = `kuard.gateway.cluster-a.${NAMESPACE}.clusters.${DEFAULT_ZONE}`;
 /** The dns-server Service that config/workload creates in each workload cluster. */
-export const DNS_SERVER_SERVICE = 'dns-server';
+export const DNS_SERVER_SERVICE = 'capi-dns-server';
 /**
  * Tells the operator where CoreDNS should forward the zone when the Service's
  * cluster IP is not reachable from CoreDNS (here: both clusters share one
