@@ -1,0 +1,33 @@
+# capi-dns-controller, the management-cluster operator.
+#   docker build -f build/operator.Dockerfile -t ghcr.io/capi-dns/capi-dns-controller:0.1.0 .
+# (from the repository root; the registry is a placeholder, see config/README.md)
+
+# Compile the TypeScript with every dependency, dev ones included.
+FROM node:20-bookworm AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY operator ./operator
+COPY dns-server ./dns-server
+RUN npm run build
+
+# Production dependencies only, resolved from the same lock file.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+# package.json carries "type": "module", which Node needs to load dist/ as ESM.
+COPY package.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/api ./dist/api
+COPY --from=build /src/dist/operator ./dist/operator
+# The UID the manifests run as (runAsNonRoot needs a numeric user).
+USER 65532:65532
+EXPOSE 8081
+ENTRYPOINT ["node", "dist/operator/main.js"]
