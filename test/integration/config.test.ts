@@ -178,6 +178,16 @@ describe('rendered manifests', () => {
     },
   );
 
+  it("the operator's Lease is where its Role lets it write", async () => {
+    const manifests = await render('config/default');
+    const deployment = manifests.find((m) => m.kind === 'Deployment');
+    const role = manifests.find((m) => m.kind === 'Role');
+    const container = (deployment?.spec?.template as { spec: { containers: { args: string[] }[] } }).spec
+      .containers[0];
+    expect(container?.args).toContain('--leader-election-namespace=$(POD_NAMESPACE)');
+    expect(deployment?.metadata.namespace).toBe(role?.metadata.namespace);
+  });
+
   it('the dns-server Service maps port 53 to the non-root port 5353, over UDP and TCP', async () => {
     const service = (await render('config/workload')).find((m) => m.kind === 'Service');
     expect(service?.metadata).toEqual(
