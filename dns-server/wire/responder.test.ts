@@ -1,0 +1,150 @@
+import dnsPacket from 'dns-packet';
+import { buildZones } from '../zone/build.js';
+import { recordSet, sourced, zoneConfig, EXAMPLE_RECORDS } from '../zone/testing.js';
+import { Responder } from './responder.js';
+
+const W = 'gateway.cluster-a.dev-team.clusters.xcc.test';
+
+function responder(extra: Parameters<typeof recordSet>[1] = []): Responder {
+  const built = buildZones(sourced(recordSet('example', [...EXAMPLE_RECORDS, ...extra])), [zoneConfig()], 7);
+  const r = new Responder({ maxUdpSize: 1232 });
+  r.load(built.zones);
+  return r;
+}
+
+function query(
+  name: string,
+  type: string,
+  opts: { id?: number; edns?: number; flags?: number } = {},
+): Buffer {
+  return dnsPacket.encode({
+    type: 'query',
+    id: opts.id ?? 4242,
+    flags: opts.flags ?? dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as dnsPacket.RecordType, class: 'IN' }],
+    additionals: opts.edns
+      ? [{ type: 'OPT', name: '.', udpPayloadSize: opts.edns, flags: 0 } as dnsPacket.Answer]
+      : [],
+  });
+}
+
+function ask(r: Responder, msg: Buffer, transport: 'udp' | 'tcp' = 'udp') {
+  const out = r.respond(msg, transport);
+  if (!out.response) throw new Error('no response');
+  return { raw: out.response, packet: dnsPacket.decode(out.response) };
+}
+
+const rdataOf = (p: dnsPacket.Packet) =>
+  (p.answers ?? []).map((a) => `${a.name} ${a.type} ${JSON.stringify((a as { data?: unknown }).data)}`);
+
+const rcodeOf = (p: dnsPacket.Packet) => (p as { rcode?: string }).rcode;
+
+describe('Responder', () => {
+  const r = responder([
+    { name: 'big.xcc.test', type: 'A', values: Array.from({ length: 60 }, (_, i) => `10.1.0.${i}`) },
+  ]);
+
+  it('answers from the precomputed template, echoing id, RD and the case of the question', () => {
+    const { packet } = ask(r, query('A.Xcc.TEST', 'A', { id: 77 }));
+    expect(packet.id).toBe(77);
+    expect(packet.flags! & 0x0f).toBe(0);
+    expect(packet.flag_aa).toBe(true);
+    expect(packet.flag_rd).toBe(true);
+    expect(packet.questions).toEqual([{ name: 'A.Xcc.TEST', type: 'A', class: 'IN' }]);
+    expect(rdataOf(packet)).toEqual(['A.Xcc.TEST A "10.0.0.1"', 'A.Xcc.TEST A "10.0.0.2"']);
+  });
+
+  it('synthesises wildcard answers for names of any length, pointers moved', () => {
+    for (const prefix of ['k', 'kuard', 'a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z']) {
+      const { packet } = ask(r, query(`${prefix}.${W}`, 'A'));
+      expect(rdataOf(packet)).toEqual([`${prefix}.${W} A "10.0.0.5"`, `${prefix}.${W} A "10.0.0.6"`]);
+      const nodata = ask(r, query(`${prefix}.${W}`, 'TXT')).packet;
+      expect(nodata.authorities?.map((a) => a.name)).toEqual(['xcc.test']);
+      const cname = ask(r, query(`${prefix}.wild.xcc.test`, 'AAAA')).packet;
+      expect(rdataOf(cname)).toEqual([
+        `${prefix}.wild.xcc.test CNAME "a.xcc.test"`,
+        'a.xcc.test AAAA "fd00::1"',
+      ]);
+    }
+  });
+
+  it('answers NXDOMAIN with the SOA whose owner is the zone, for any query name', () => {
+    const { packet } = ask(r, query('Very.Long.Name.That.Does.Not.Exist.XCC.test', 'A'));
+    expect(rcodeOf(packet)).toBe('NXDOMAIN');
+    expect(packet.authorities).toEqual([
+      {
+        name: 'XCC.test',
+        type: 'SOA',
+        class: 'IN',
+        ttl: 10,
+        flush: false,
+        data: {
+          mname: 'ns1.XCC.test',
+          rname: 'hostmaster.XCC.test',
+          serial: 7,
+          refresh: 3600,
+          retry: 600,
+          expire: 86400,
+          minimum: 10,
+        },
+      },
+    ]);
+  });
+
+  it('refuses names outside the zone without AA, and zone transfers', () => {
+    const out = ask(r, query('example.com', 'A')).packet;
+    expect(rcodeOf(out)).toBe('REFUSED');
+    expect(out.flag_aa).toBe(false);
+    expect(rcodeOf(ask(r, query('xcc.test', 'AXFR')).packet)).toBe('REFUSED');
+  });
+
+  it('echoes EDNS, honours the UDP size offered, truncates when the answer does not fit', () => {
+    const plain = ask(r, query('big.xcc.test', 'A')).packet;
+    expect(plain.flag_tc).toBe(true);
+    expect(plain.answers).toEqual([]);
+    expect(plain.additionals).toEqual([]);
+    const edns = ask(r, query('big.xcc.test', 'A', { edns: 4096 }));
+    expect(edns.packet.flag_tc).toBe(false);
+    expect(edns.packet.answers).toHaveLength(60);
+    const opt = edns.packet.additionals?.[0] as unknown as { type: string; udpPayloadSize: number };
+    expect(opt.type).toBe('OPT');
+    expect(opt.udpPayloadSize).toBe(1232);
+    expect(ask(r, query('big.xcc.test', 'A', { edns: 600 })).packet.flag_tc).toBe(true);
+    expect(ask(r, query('big.xcc.test', 'A'), 'tcp').packet.answers).toHaveLength(60);
+  });
+
+  it('answers BADVERS to EDNS versions other than 0 (RFC 6891 section 6.1.3)', () => {
+    const msg = query('a.xcc.test', 'A', { edns: 1232 });
+    msg[msg.length - 11 + 6] = 1; // OPT TTL's version octet
+    const { raw } = ask(r, msg);
+    expect(raw[3]! & 0x0f).toBe(0);
+    expect(raw[raw.length - 11 + 5]).toBe(1); // extended RCODE 1 << 4 = 16
+  });
+
+  it('answers FORMERR for QDCOUNT other than 1 and NOTIMP for other opcodes; drops responses and runts', () => {
+    const two = query('a.xcc.test', 'A');
+    two.writeUInt16BE(2, 4);
+    expect(ask(r, two).raw[3]! & 0x0f).toBe(1);
+    const zero = query('a.xcc.test', 'A');
+    zero.writeUInt16BE(0, 4);
+    expect(ask(r, zero).raw[3]! & 0x0f).toBe(1);
+    const notify = query('a.xcc.test', 'SOA');
+    notify[2] = (notify[2]! & 0x87) | (4 << 3);
+    const notimp = ask(r, notify);
+    expect(notimp.raw[3]! & 0x0f).toBe(4);
+    expect((notimp.raw[2]! >> 3) & 0x0f).toBe(4);
+    const resp = query('a.xcc.test', 'A');
+    resp[2] = resp[2]! | 0x80;
+    expect(r.respond(resp, 'udp').response).toBeUndefined();
+    expect(r.respond(Buffer.alloc(11), 'udp').response).toBeUndefined();
+    const cut = query('a.xcc.test', 'A').subarray(0, 20);
+    expect(ask(r, Buffer.from(cut)).raw[3]! & 0x0f).toBe(1);
+  });
+
+  it('does not confuse a label containing a dot with two labels', () => {
+    const msg = Buffer.from(query('ab.xcc.test', 'A'));
+    msg[13 + 1] = 0x2e; // the label "ab" becomes "a.", which must not match "a" + ""
+    const out = ask(r, msg).packet;
+    expect(rcodeOf(out)).toBe('NXDOMAIN');
+  });
+});

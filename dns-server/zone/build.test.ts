@@ -1,0 +1,117 @@
+import { buildZones } from './build.js';
+import { presentRR, T } from './rr.js';
+import { recordSet, sourced, zoneConfig } from './testing.js';
+
+describe('buildZones', () => {
+  it('merges record sets naming the same owner and type, deduplicating values', () => {
+    const built = buildZones(
+      sourced(
+        recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.1', '10.0.0.2'] }]),
+        recordSet('two', [{ name: 'A.xcc.test.', type: 'A', ttl: 20, values: ['10.0.0.2', '10.0.0.3'] }]),
+        recordSet('three', [{ name: 'a.xcc.test', type: 'AAAA', values: ['::1', '0:0::1'] }]),
+      ),
+      [zoneConfig()],
+      1,
+    );
+    const zone = built.zones[0]!;
+    expect(zone.lookup('a.xcc.test', T.A).answer.map(presentRR)).toEqual([
+      'a.xcc.test. 20 IN A 10.0.0.1',
+      'a.xcc.test. 20 IN A 10.0.0.2',
+      'a.xcc.test. 20 IN A 10.0.0.3',
+    ]);
+    expect(zone.lookup('a.xcc.test', T.AAAA).answer).toHaveLength(1);
+    expect(built.problems).toEqual([]);
+    expect(built.records).toBe(2 + 4);
+  });
+
+  it('reports and skips bad records, keeping the good ones', () => {
+    const bad = [
+      { name: 'b.xcc.test', type: 'A', values: ['10.0.0.256'] },
+      { name: 'b.xcc.test', type: 'AAAA', values: ['10.0.0.1'] },
+      { name: 'b.xcc.test', type: 'SRV', values: ['0 5 80'] },
+      { name: 'b.xcc.test', type: 'SRV', values: ['0 5 65536 a.xcc.test'] },
+      { name: 'b.xcc.test', type: 'SRV', values: ['x 5 80 a.xcc.test'] },
+      { name: 'b.xcc.test', type: 'MX', values: ['10 a.xcc.test'] },
+      { name: 'b.xcc.test', type: 'A', ttl: -1, values: ['10.0.0.1'] },
+      { name: 'b.xcc.test', type: 'A', ttl: 2 ** 31, values: ['10.0.0.1'] },
+      { name: 'b.xcc.test', type: 'A', values: [] },
+      { name: 'b..xcc.test', type: 'A', values: ['10.0.0.1'] },
+      { name: 'b.*.xcc.test', type: 'A', values: ['10.0.0.1'] },
+      { name: `${'x'.repeat(64)}.xcc.test`, type: 'A', values: ['10.0.0.1'] },
+      { name: 'elsewhere.example', type: 'A', values: ['10.0.0.1'] },
+      { name: 'c.xcc.test', type: 'CNAME', values: ['a.xcc.test', 'b.xcc.test'] },
+      { name: 'c.xcc.test', type: 'CNAME', values: ['bad name'] },
+      null,
+      'text',
+      { name: 'ok.xcc.test', type: 'SRV', values: ['1 2 3 .', ' 10  20 30 Target.xcc.test. '] },
+    ];
+    const built = buildZones(
+      [
+        { source: 'file:x', set: recordSet('x', bad as never) },
+        { source: 'file:y', set: { metadata: { name: 'y' } } as never },
+      ],
+      [zoneConfig()],
+      1,
+    );
+    expect(built.problems).toHaveLength(bad.length - 1 + 1);
+    expect(built.problems[0]).toEqual({
+      source: 'file:x',
+      record: 'b.xcc.test/A',
+      reason: '"10.0.0.256" is not an IPv4 address',
+    });
+    expect(built.zones[0]!.lookup('ok.xcc.test', T.SRV).answer.map(presentRR)).toEqual([
+      'ok.xcc.test. 30 IN SRV 1 2 3 .',
+      'ok.xcc.test. 30 IN SRV 10 20 30 target.xcc.test.',
+    ]);
+    expect(built.zones[0]!.lookup('b.xcc.test', T.A).rcode).toBe(3);
+  });
+
+  it('lets other data win over a CNAME at the same name, and picks one of several CNAME targets', () => {
+    const built = buildZones(
+      sourced(
+        recordSet('one', [
+          { name: 'x.xcc.test', type: 'CNAME', values: ['a.xcc.test'] },
+          { name: 'x.xcc.test', type: 'A', values: ['10.0.0.1'] },
+          { name: 'y.xcc.test', type: 'CNAME', values: ['b.xcc.test'] },
+        ]),
+        recordSet('two', [{ name: 'y.xcc.test', type: 'CNAME', values: ['a.xcc.test'] }]),
+      ),
+      [zoneConfig()],
+      1,
+    );
+    const zone = built.zones[0]!;
+    expect(zone.lookup('x.xcc.test', T.CNAME).answer).toEqual([]);
+    expect(zone.lookup('y.xcc.test', T.CNAME).answer.map(presentRR)).toEqual([
+      'y.xcc.test. 30 IN CNAME a.xcc.test.',
+    ]);
+    expect(built.problems.map((p) => p.record)).toEqual(['x.xcc.test/CNAME', 'y.xcc.test/CNAME']);
+  });
+
+  it('puts records in the most specific zone and changes the fingerprint only when data changes', () => {
+    const sets = sourced(
+      recordSet('one', [
+        { name: 'a.xcc.test', type: 'A', values: ['10.0.0.1'] },
+        { name: 'a.sub.xcc.test', type: 'A', values: ['10.0.0.2'] },
+      ]),
+    );
+    const zones = [zoneConfig(), zoneConfig('sub.xcc.test')];
+    const first = buildZones(sets, zones, 1);
+    expect(first.zones[1]!.lookup('a.sub.xcc.test', T.A).answer).toHaveLength(1);
+    expect(first.zones[0]!.nodes.has('a.sub.xcc.test')).toBe(false);
+    expect(buildZones([...sets].reverse(), zones, 2).fingerprint).toBe(first.fingerprint);
+    const changed = sourced(recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.9'] }]));
+    expect(buildZones(changed, zones, 1).fingerprint).not.toBe(first.fingerprint);
+  });
+
+  it('splits TXT values longer than 255 octets into several character-strings', () => {
+    const long = 'x'.repeat(300);
+    const built = buildZones(
+      sourced(recordSet('t', [{ name: 't.xcc.test', type: 'TXT', values: [long] }])),
+      [zoneConfig()],
+      1,
+    );
+    expect(presentRR(built.zones[0]!.lookup('t.xcc.test', T.TXT).answer[0]!)).toBe(
+      `t.xcc.test. 30 IN TXT "${'x'.repeat(255)}" "${'x'.repeat(45)}"`,
+    );
+  });
+});

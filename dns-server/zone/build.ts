@@ -1,0 +1,228 @@
+// Record sets (DNSRecordSet objects from any source) → zones. Records that
+// name the same owner and type are merged with their values deduplicated;
+// a record that cannot be served is reported and skipped, never fatal.
+import { createHash } from 'node:crypto';
+import { DEFAULT_TTL, type DNSRecordSet } from '../../api/index.js';
+import { isInZone, isWildcard as isWildcardName, NameError, parseName } from './name.js';
+import { namesBetween, presentData, T, type RData, type RRset } from './rr.js';
+import { parseValue, RecordError } from './values.js';
+import { Zone, type ZoneNode } from './zone.js';
+
+/** What the flags say about a zone: its apex and the data of its synthesised SOA and NS (RFC 1035 section 3.3.13). */
+export interface ZoneConfig {
+  name: string;
+  /** Primary name server (SOA MNAME); also the NS target unless `nameServers` says otherwise. */
+  mname: string;
+  /** Mailbox of the person responsible, in domain-name form (SOA RNAME). */
+  rname: string;
+  nameServers: string[];
+  /** TTL of the SOA and NS records. */
+  ttl: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  /** Negative-caching TTL (RFC 2308 section 4). */
+  minimum: number;
+}
+
+/** A record set and where it came from ("file:/path" or "k8s:namespace/name"), for problem reports. */
+export interface SourcedRecordSet {
+  source: string;
+  set: DNSRecordSet;
+}
+
+export interface Problem {
+  source: string;
+  record?: string;
+  reason: string;
+}
+
+export interface BuiltZones {
+  zones: Zone[];
+  problems: Problem[];
+  /** Records served, SOA and NS included. */
+  records: number;
+  /** Changes exactly when the served data changes; the store bumps the SOA serial on a change. */
+  fingerprint: string;
+}
+
+const TTL_MAX = 2 ** 31 - 1; // RFC 2181 section 8
+
+export function buildZones(input: SourcedRecordSet[], configs: ZoneConfig[], serial: number): BuiltZones {
+  const problems: Problem[] = [];
+  // Longest zone first, so a record lands in the most specific zone that holds it.
+  const byLength = [...configs].sort((a, b) => b.name.length - a.name.length);
+  const sets = new Map<string, Map<string, MergedSet>>(configs.map((c) => [c.name, new Map()]));
+
+  for (const { source, set } of input) {
+    const records = (set as Partial<DNSRecordSet>)?.spec?.records;
+    if (!Array.isArray(records)) {
+      problems.push({ source, reason: 'spec.records is not a list' });
+      continue;
+    }
+    for (const record of records) {
+      const label = `${record?.name}/${record?.type}`;
+      try {
+        addRecord(record, byLength, sets);
+      } catch (err) {
+        if (!(err instanceof RecordError || err instanceof NameError)) throw err;
+        problems.push({ source, record: label, reason: err.message });
+      }
+    }
+  }
+
+  const zones: Zone[] = [];
+  let count = 0;
+  const hash = createHash('sha256');
+  for (const config of configs) {
+    const merged = sets.get(config.name)!;
+    resolveCnameConflicts(merged, problems);
+    const { zone, records } = makeZone(config, merged, serial);
+    zones.push(zone);
+    count += records;
+    fingerprintZone(hash, config, merged);
+  }
+  return { zones, problems, records: count, fingerprint: hash.digest('hex') };
+}
+
+interface MergedSet {
+  name: string;
+  type: number;
+  ttl: number;
+  /** Keyed by presentation form, which deduplicates equal values written differently ("::1" vs "0::1"). */
+  values: Map<string, RData>;
+  sources: string[];
+}
+
+function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<string, MergedSet>>): void {
+  if (typeof record !== 'object' || record === null) throw new RecordError('record is not an object');
+  const { name: rawName, type, ttl: rawTtl, values } = record as Record<string, unknown>;
+  if (typeof rawName !== 'string') throw new RecordError('name is not a string');
+  if (typeof type !== 'string') throw new RecordError('type is not a string');
+  const name = parseName(rawName, { wildcard: true });
+  const zone = zones.find((z) => isInZone(name, z.name));
+  if (!zone)
+    throw new RecordError(
+      `"${rawName}" is in none of the zones served (${zones.map((z) => z.name).join(', ')})`,
+    );
+  const ttl = rawTtl === undefined || rawTtl === null ? DEFAULT_TTL : rawTtl;
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > TTL_MAX)
+    throw new RecordError(`ttl ${JSON.stringify(rawTtl)} is not an integer from 0 to ${TTL_MAX}`);
+  if (!Array.isArray(values) || values.length === 0) throw new RecordError('values is not a non-empty list');
+  const parsed = values.map((v) => parseValue(type, v as string));
+  if (type === 'CNAME' && parsed.length !== 1) throw new RecordError('a CNAME record has exactly one value');
+  const typeCode = parsed[0]!.type;
+
+  const zoneSets = sets.get(zone.name)!;
+  const key = `${name}/${typeCode}`;
+  let merged = zoneSets.get(key);
+  if (!merged) {
+    merged = { name, type: typeCode, ttl, values: new Map(), sources: [] };
+    zoneSets.set(key, merged);
+  }
+  // RFC 2181 section 5.2: an RRset has one TTL; the smallest wins when sets disagree.
+  merged.ttl = Math.min(merged.ttl, ttl);
+  for (const p of parsed) merged.values.set(presentData(typeCode, p.data), p.data);
+}
+
+/**
+ * RFC 1034 section 3.6.2 / RFC 2181 section 10.1: a CNAME owner has no other data, and one CNAME.
+ * The other data wins (it is more likely deliberate); among CNAMEs the smallest target wins, so
+ * the choice does not depend on the order the sources delivered them.
+ */
+function resolveCnameConflicts(merged: Map<string, MergedSet>, problems: Problem[]): void {
+  const typesByName = new Map<string, number[]>();
+  for (const set of merged.values())
+    typesByName.set(set.name, [...(typesByName.get(set.name) ?? []), set.type]);
+  for (const [name, types] of typesByName) {
+    const cname = merged.get(`${name}/${T.CNAME}`);
+    if (!cname) continue;
+    if (types.length > 1) {
+      merged.delete(`${name}/${T.CNAME}`);
+      problems.push({
+        source: 'merge',
+        record: `${name}/CNAME`,
+        reason: 'a CNAME cannot share its name with other records; CNAME skipped',
+      });
+    } else if (cname.values.size > 1) {
+      const keep = [...cname.values.keys()].sort()[0]!;
+      problems.push({
+        source: 'merge',
+        record: `${name}/CNAME`,
+        reason: `record sets give ${cname.values.size} CNAME targets; serving ${keep}`,
+      });
+      cname.values = new Map([[keep, cname.values.get(keep)!]]);
+    }
+  }
+}
+
+function makeZone(
+  config: ZoneConfig,
+  merged: Map<string, MergedSet>,
+  serial: number,
+): { zone: Zone; records: number } {
+  const nodes = new Map<string, ZoneNode>();
+  const nodeAt = (name: string): ZoneNode => {
+    let node = nodes.get(name);
+    if (!node) {
+      node = { name, rrsets: new Map(), wildcard: isWildcardName(name), cache: new Map() };
+      nodes.set(name, node);
+    }
+    return node;
+  };
+  const apex = nodeAt(config.name);
+  const soa: RRset = {
+    name: config.name,
+    type: T.SOA,
+    ttl: config.ttl,
+    data: [
+      {
+        kind: 'soa',
+        mname: config.mname,
+        rname: config.rname,
+        serial,
+        refresh: config.refresh,
+        retry: config.retry,
+        expire: config.expire,
+        minimum: config.minimum,
+      },
+    ],
+  };
+  apex.rrsets.set(T.SOA, soa);
+  apex.rrsets.set(T.NS, {
+    name: config.name,
+    type: T.NS,
+    ttl: config.ttl,
+    data: config.nameServers.map((target) => ({ kind: 'name', target })),
+  });
+  let records = 1 + config.nameServers.length;
+  // Sorted by name and type so that ANY answers and the wire layout are stable.
+  const ordered = [...merged.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.type - b.type,
+  );
+  for (const set of ordered) {
+    nodeAt(set.name).rrsets.set(set.type, {
+      name: set.name,
+      type: set.type,
+      ttl: set.ttl,
+      data: [...set.values.values()],
+    });
+    records += set.values.size;
+    // RFC 4592 section 2.2.2 / RFC 8020: the names between a record and the apex exist (empty non-terminals).
+    for (const between of namesBetween(set.name, config.name)) nodeAt(between);
+  }
+  return { zone: new Zone(config.name, nodes, soa), records };
+}
+
+function fingerprintZone(
+  hash: ReturnType<typeof createHash>,
+  config: ZoneConfig,
+  merged: Map<string, MergedSet>,
+): void {
+  hash.update(JSON.stringify(config));
+  const lines = [...merged.values()].map(
+    (s) => `${s.name} ${s.type} ${s.ttl} ${[...s.values.keys()].sort().join(' ')}`,
+  );
+  lines.sort();
+  for (const line of lines) hash.update(line).update('\n');
+}

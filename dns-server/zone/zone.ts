@@ -1,0 +1,121 @@
+// One authoritative zone in memory and the RFC lookup over it: exact match,
+// wildcard synthesis (RFC 4592), CNAME chasing inside the zone (RFC 1034
+// section 4.3.2), NODATA and NXDOMAIN with the SOA for negative caching
+// (RFC 2308). Pure: no I/O, no wire format.
+import { isInZone, parentName } from './name.js';
+import { T, type RR, type RRset } from './rr.js';
+
+export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
+
+/** A name that exists in the zone. An empty non-terminal has no RRsets (RFC 8020: it still exists). */
+export interface ZoneNode {
+  name: string;
+  /** By type, in the order they are answered for ANY. */
+  rrsets: Map<number, RRset>;
+  /** "*.<encloser>": its answers are synthesised for other names (RFC 4592). */
+  wildcard: boolean;
+  /**
+   * Memo for the wire layer: encoded answers by query type, built when the zone is built (types
+   * present) or on first use (the rest). A new zone is built on every change, so it never goes stale.
+   */
+  cache: Map<number, object>;
+}
+
+export type Match =
+  | { kind: 'exact'; node: ZoneNode }
+  /** RFC 4592 section 3.3.1: no node at qname, but "*.<closest encloser>" exists. */
+  | { kind: 'wildcard'; node: ZoneNode }
+  | { kind: 'nxdomain' };
+
+export interface Answer {
+  rcode: number;
+  answer: RR[];
+  authority: RR[];
+}
+
+/** CNAME chains longer than this are answered as far as they go (BIND and NSD stop early too). */
+const MAX_CNAME_CHAIN = 8;
+
+export class Zone {
+  /**
+   * @param name the apex, normalised
+   * @param nodes every existing name of the zone, apex and empty non-terminals included
+   */
+  constructor(
+    readonly name: string,
+    readonly nodes: Map<string, ZoneNode>,
+    readonly soa: RRset,
+  ) {}
+
+  /** The SOA as it goes into the authority section of a negative answer (RFC 2308 section 3). */
+  negativeSoa(): RR {
+    const data = this.soa.data[0]!;
+    const minimum = data.kind === 'soa' ? data.minimum : this.soa.ttl;
+    return { owner: this.name, type: T.SOA, ttl: Math.min(this.soa.ttl, minimum), data };
+  }
+
+  /** Finds what answers `qname` (normalised, inside this zone): RFC 4592 section 3.3.1's closest encloser walk. */
+  find(qname: string): Match {
+    const node = this.nodes.get(qname);
+    if (node) return { kind: 'exact', node };
+    let encloser = parentName(qname);
+    // Terminates: the apex is a node and qname is below it.
+    while (!this.nodes.has(encloser)) encloser = parentName(encloser);
+    const wildcard = this.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
+    return wildcard ? { kind: 'wildcard', node: wildcard } : { kind: 'nxdomain' };
+  }
+
+  /** The full answer to (qname, qtype), owner names as the zone stores them (lower case). */
+  lookup(qname: string, qtype: number): Answer {
+    return this.answerFor(this.find(qname), qname, qtype);
+  }
+
+  /**
+   * The answer for a match, with `owner` as the owner name of the records at the match
+   * (the query name; for wildcards that is the synthesised owner, RFC 4592 section 3.3.1).
+   */
+  answerFor(match: Match, owner: string, qtype: number, chain: Set<string> = new Set()): Answer {
+    if (match.kind === 'nxdomain')
+      return { rcode: RCODE.NXDOMAIN, answer: [], authority: [this.negativeSoa()] };
+    const { rrsets } = match.node;
+    if (qtype === T.ANY) {
+      const answer = [...rrsets.values()].flatMap((set) => records(set, owner));
+      return answer.length > 0 ? positive(answer) : this.nodata();
+    }
+    const exact = rrsets.get(qtype);
+    if (exact) return positive(records(exact, owner));
+    const cname = rrsets.get(T.CNAME);
+    if (cname) return this.chase(cname, owner, qtype, chain);
+    return this.nodata();
+  }
+
+  private nodata(): Answer {
+    return { rcode: RCODE.NOERROR, answer: [], authority: [this.negativeSoa()] };
+  }
+
+  /** RFC 1034 section 4.3.2 step 3a: answer the CNAME, then restart at its target if this zone holds it. */
+  private chase(cname: RRset, owner: string, qtype: number, chain: Set<string>): Answer {
+    const answer = records(cname, owner);
+    const first = cname.data[0];
+    const target = first?.kind === 'name' ? first.target : undefined;
+    if (
+      target === undefined ||
+      !isInZone(target, this.name) ||
+      chain.has(target) ||
+      chain.size >= MAX_CNAME_CHAIN
+    )
+      return positive(answer);
+    chain.add(owner);
+    // RFC 6604 section 2.1: the RCODE is that of the last name of the chain.
+    const rest = this.answerFor(this.find(target), target, qtype, chain);
+    return { rcode: rest.rcode, answer: [...answer, ...rest.answer], authority: rest.authority };
+  }
+}
+
+function positive(answer: RR[]): Answer {
+  return { rcode: RCODE.NOERROR, answer, authority: [] };
+}
+
+function records(set: RRset, owner: string): RR[] {
+  return set.data.map((data) => ({ owner, type: set.type, ttl: set.ttl, data }));
+}

@@ -1,0 +1,265 @@
+// Processes for DNS tests and benchmarks: our dns-server, NSD and CoreDNS on
+// loopback ports, each stopped (and its files removed) by stop(), and killed
+// anyway if the test process exits first.
+import { spawn, type ChildProcess } from 'node:child_process';
+import dgram from 'node:dgram';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { binPath, repoRoot } from './paths.js';
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export interface DnsProcess {
+  port: number;
+  /** Port of --health-listen, when asked for. */
+  healthPort?: number;
+  dir: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far (our server logs JSON there). */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+function track(child: ChildProcess, dir: string | undefined): () => Promise<void> {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+/**
+ * Starts dist/dns-server/main.js on 127.0.0.1, port 0 unless `args` says otherwise (the server
+ * reports the port it got). Resolves once it serves.
+ */
+export async function startDnsServer(args: string[], opts: { health?: boolean } = {}): Promise<DnsProcess> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-server-'));
+  const full = [
+    path.join(repoRoot(), 'dist', 'dns-server', 'main.js'),
+    ...(args.includes('--listen') ? [] : ['--listen', '127.0.0.1:0']),
+    ...(opts.health ? ['--health-listen', '127.0.0.1:0'] : []),
+    ...args,
+  ];
+  const child = spawn(process.execPath, full, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stop = track(child, dir);
+  let logs = '';
+  const serving = new Promise<{ listen: string; healthListen?: string }>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stderr! });
+    lines.on('line', (line) => {
+      logs += `${line}\n`;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; listen?: string; healthListen?: string };
+        if (entry.msg === 'serving') resolve({ listen: entry.listen!, healthListen: entry.healthListen });
+      } catch {
+        // not JSON
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`dns-server exited (${code}) before serving:\n${logs}`)));
+  });
+  try {
+    const where = await withTimeout(serving, 15_000, 'dns-server did not start');
+    const portOf = (hp: string) => Number(hp.slice(hp.lastIndexOf(':') + 1));
+    return {
+      port: portOf(where.listen),
+      healthPort: where.healthListen ? portOf(where.healthListen) : undefined,
+      dir,
+      child,
+      logs: () => logs,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** A port free on 127.0.0.1 for both UDP and TCP right now (for programs that cannot report theirs). */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const tcp = net.createServer();
+    const port = await new Promise<number>((resolve) =>
+      tcp.listen(0, '127.0.0.1', () => resolve((tcp.address() as net.AddressInfo).port)),
+    );
+    const udp = dgram.createSocket('udp4');
+    const ok = await new Promise<boolean>((resolve) => {
+      udp.once('error', () => resolve(false));
+      udp.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    if (ok) {
+      await new Promise<void>((resolve) => udp.close(() => resolve()));
+      return port;
+    }
+    udp.close();
+  }
+}
+
+/** Starts NSD (one server process) serving `zoneText` as `zone` on a loopback port. */
+export async function startNsd(
+  zone: string,
+  zoneText: string,
+  opts: { minimalResponses?: boolean } = {},
+): Promise<DnsProcess> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-nsd-'));
+  const port = await freePort();
+  writeFileSync(path.join(dir, 'zone'), zoneText);
+  writeFileSync(
+    path.join(dir, 'nsd.conf'),
+    `server:
+  ip-address: 127.0.0.1@${port}
+  server-count: 1
+  zonesdir: "${dir}"
+  database: ""
+  pidfile: "${dir}/nsd.pid"
+  xfrdfile: "${dir}/xfrd.state"
+  zonelistfile: "${dir}/zone.list"
+  logfile: "${dir}/nsd.log"
+  username: ""
+  chroot: ""
+  verbosity: 1
+  minimal-responses: ${opts.minimalResponses === false ? 'no' : 'yes'}
+  refuse-any: no
+remote-control:
+  control-enable: no
+zone:
+  name: ${zone}
+  zonefile: zone
+`,
+  );
+  const nsd = existsSync('/usr/sbin/nsd') ? '/usr/sbin/nsd' : 'nsd';
+  const child = spawn(nsd, ['-d', '-c', path.join(dir, 'nsd.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let logs = '';
+  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
+  const stop = track(child, dir);
+  const nsdLogs = () =>
+    logs + (existsSync(path.join(dir, 'nsd.log')) ? readFileSync(path.join(dir, 'nsd.log'), 'utf8') : '');
+  try {
+    await waitForDns(port, zone, child, nsdLogs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, dir, child, logs: nsdLogs, stop };
+}
+
+/** Starts the CoreDNS of the test environment with `corefile` ("{port}" is replaced by its port). */
+export async function startCoreDns(corefile: string, probe: string): Promise<DnsProcess> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-coredns-'));
+  const port = await freePort();
+  writeFileSync(path.join(dir, 'Corefile'), corefile.replaceAll('{port}', String(port)));
+  const child = spawn(binPath('coredns'), ['-conf', path.join(dir, 'Corefile')], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let logs = '';
+  child.stdout!.on('data', (d: Buffer) => (logs += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (logs += d.toString()));
+  const stop = track(child, dir);
+  try {
+    await waitForDns(port, probe, child, () => logs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { port, dir, child, logs: () => logs, stop };
+}
+
+/** Resolves once something answers an SOA query for `name` on the port. */
+async function waitForDns(
+  port: number,
+  name: string,
+  child: ChildProcess,
+  logs: () => string,
+): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}):\n${logs()}`);
+    if (await udpProbe(port, name)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing answers on 127.0.0.1:${port}:\n${logs()}`);
+}
+
+function udpProbe(port: number, name: string): Promise<boolean> {
+  const labels = name.split('.').filter(Boolean);
+  const qname = Buffer.concat([
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0]),
+  ]);
+  const msg = Buffer.concat([
+    Buffer.from([0x12, 0x34, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    qname,
+    Buffer.from([0, 6, 0, 1]),
+  ]);
+  return new Promise((resolve) => {
+    const sock = dgram.createSocket('udp4');
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 300);
+    sock.on('message', () => done(true));
+    sock.on('error', () => done(false));
+    sock.send(msg, port, '127.0.0.1');
+  });
+}
+
+export interface DigResult {
+  stdout: string;
+  status: string;
+  flags: string[];
+  answer: string[];
+  authority: string[];
+}
+
+/** Runs dig against 127.0.0.1:port; `args` as on the command line. */
+export function dig(port: number, args: string[]): Promise<DigResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('dig', ['@127.0.0.1', '-p', String(port), '+tries=1', '+time=2', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.once('error', reject);
+    child.once('exit', () => resolve(parseDig(stdout)));
+  });
+}
+
+export function parseDig(stdout: string): DigResult {
+  const status = /status: (\w+)/.exec(stdout)?.[1] ?? 'NONE';
+  const flags = (/;; flags: ([^;]*);/.exec(stdout)?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+  const section = (title: string) => {
+    const m = new RegExp(`;; ${title} SECTION:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(stdout);
+    return m
+      ? m[1]!
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.replace(/\s+/g, ' '))
+      : [];
+  };
+  return { stdout, status, flags, answer: section('ANSWER'), authority: section('AUTHORITY') };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
+    ),
+  ]);
+}
