@@ -60,3 +60,15 @@ export function srvName(portName: string, protocol: string, domain: string): str
 function trimDot(name: string): string {
   return name.replace(/^\.+|\.+$/g, '');
 }
+
+/** The dns-server Service in each workload cluster's records namespace (config/dns-server). */
+export const DNS_SERVER_SERVICE = 'capi-dns-server';
+/**
+ * On the dns-server Service: "host:port" CoreDNS forwards the zone to instead
+ * of the Service's cluster IP, for a CoreDNS that cannot reach cluster IPs
+ * (and the local demo, where every cluster shares one service CIDR).
+ */
+export const FORWARD_ADDRESS_ANNOTATION = `${GROUP}/forward-address`;
+/** On a Cluster: "unmanaged" keeps the operator away from that cluster's Corefile. */
+export const COREDNS_ANNOTATION = `${GROUP}/coredns`;
+export const COREDNS_UNMANAGED = 'unmanaged';

@@ -9,6 +9,7 @@ import {
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
+  type V1ConfigMap,
   type V1Namespace,
   type V1Node,
   type V1Service,
@@ -17,7 +18,7 @@ import { DNSRECORDSET_PLURAL, GROUP, MANAGED_BY_LABEL, CONTROLLER_NAME, VERSION 
 import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
 
-export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet';
+export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap';
 
 export interface RemoteChange {
   kind: RemoteKind;
@@ -41,6 +42,7 @@ export class RemoteCluster {
   readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
   private readonly services = new Map<string, WatchedResource<V1Service>>();
+  private readonly configMaps = new Map<string, WatchedResource<V1ConfigMap>>();
   private nodeWatch?: WatchedResource<V1Node>;
   private namespaceWatch?: WatchedResource<V1Namespace>;
   private recordSetWatch?: WatchedResource<DNSRecordSet & KubernetesObject>;
@@ -65,6 +67,18 @@ export class RemoteCluster {
         this.core.listNamespacedService({ namespace }),
       );
       this.services.set(namespace, w);
+    }
+    return w;
+  }
+
+  /** ConfigMaps of one namespace (kube-system, for CoreDNS's Corefile). */
+  configMapsIn(namespace: string): WatchedResource<V1ConfigMap> {
+    let w = this.configMaps.get(namespace);
+    if (!w) {
+      w = this.watch('ConfigMap', `/api/v1/namespaces/${namespace}/configmaps`, () =>
+        this.core.listNamespacedConfigMap({ namespace }),
+      );
+      this.configMaps.set(namespace, w);
     }
     return w;
   }
@@ -117,6 +131,7 @@ export class RemoteCluster {
   private all(): WatchedResource<KubernetesObject>[] {
     return [
       ...this.services.values(),
+      ...this.configMaps.values(),
       ...(this.nodeWatch ? [this.nodeWatch] : []),
       ...(this.namespaceWatch ? [this.namespaceWatch] : []),
       ...(this.recordSetWatch ? [this.recordSetWatch] : []),

@@ -1,0 +1,136 @@
+// Keeps the managed forward block in one workload cluster's
+// kube-system/coredns Corefile: present while the cluster runs a dns-server
+// (its Service exists in the records namespace) and is not opted out, absent
+// otherwise or when the operator is told to clean up. Reads only watched
+// caches, writes only when the transform says the text changed, and carries
+// the resourceVersion it read so it never overwrites an edit it has not seen.
+import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import {
+  COREDNS_ANNOTATION,
+  COREDNS_UNMANAGED,
+  DNS_SERVER_SERVICE,
+  FORWARD_ADDRESS_ANNOTATION,
+} from '../../api/index.js';
+import type { ClusterCache } from '../clusters/cache.js';
+import type { EventRecorder, EventTarget } from '../runtime/events.js';
+import { withTimeout } from '../runtime/equal.js';
+import { errorText, type Logger } from '../runtime/log.js';
+import { TerminalError } from '../runtime/workqueue.js';
+import { CorefileError } from './errors.js';
+import { ensureForwardBlock, removeForwardBlock } from './forward-block.js';
+
+export const COREDNS_NAMESPACE = 'kube-system';
+export const COREDNS_CONFIGMAP = 'coredns';
+export const COREFILE_KEY = 'Corefile';
+
+export interface CorefileCluster {
+  metadata: { name: string; namespace?: string; uid?: string; annotations?: Record<string, string> };
+}
+
+export interface CorefileReconcilerOptions {
+  clusters: ClusterCache;
+  /** The Cluster object, from the management informer; undefined once it is gone. */
+  getCluster: (namespace: string, name: string) => CorefileCluster | undefined;
+  zone: string;
+  recordsNamespace: string;
+  /** Remove the managed block everywhere instead of keeping it. */
+  cleanup: boolean;
+  events: EventRecorder;
+  log: Logger;
+  firstSyncTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export type CorefileResult = 'current' | 'patched' | 'removed' | 'no-configmap' | 'gone';
+
+export class CorefileReconciler {
+  constructor(private readonly opts: CorefileReconcilerOptions) {}
+
+  /** Reconciles the cluster "namespace/name". Throws to be retried; TerminalError for what a retry cannot fix. */
+  async reconcile(key: string): Promise<CorefileResult> {
+    const [namespace = '', name = ''] = key.split('/');
+    const cluster = this.opts.getCluster(namespace, name);
+    // A deleted Cluster takes its workload cluster with it: nothing left to tidy.
+    if (!cluster) return 'gone';
+    const remote = this.opts.clusters.get(namespace, name);
+    if (!remote)
+      throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);
+
+    const services = remote.servicesIn(this.opts.recordsNamespace);
+    const configMaps = remote.configMapsIn(COREDNS_NAMESPACE);
+    const wait = this.opts.firstSyncTimeoutMs ?? 10_000;
+    await Promise.all([services.waitForFirstAttempt(wait), configMaps.waitForFirstAttempt(wait)]);
+    for (const w of [services, configMaps])
+      if (!w.healthy) throw new Error(`cluster ${key} unreachable: ${w.lastError ?? 'no answer'}`);
+
+    const configMap = configMaps.get(COREDNS_CONFIGMAP, COREDNS_NAMESPACE);
+    const corefile = configMap?.data?.[COREFILE_KEY];
+    if (!configMap || corefile === undefined) return 'no-configmap';
+
+    // An opted-out cluster is left exactly as it is, our block included: "unmanaged" means hands off.
+    if (cluster.metadata.annotations?.[COREDNS_ANNOTATION] === COREDNS_UNMANAGED) return 'current';
+    const service = services.get(DNS_SERVER_SERVICE, this.opts.recordsNamespace);
+    const target = service ? forwardTarget(service) : undefined;
+    const keep = !this.opts.cleanup && target !== undefined;
+
+    let next: { corefile: string; changed: boolean };
+    try {
+      next = keep
+        ? ensureForwardBlock(corefile, this.opts.zone, [target as string])
+        : removeForwardBlock(corefile, this.opts.zone);
+    } catch (err) {
+      if (!(err instanceof CorefileError)) throw err;
+      const message = `kube-system/coredns of cluster ${key} left unchanged: ${err.message}`;
+      this.opts.events.warning(eventTarget(cluster), `Corefile${err.reason}`, message);
+      // Nothing to retry until the Corefile itself changes, which its watch reports.
+      throw new TerminalError(message);
+    }
+    if (!next.changed) return 'current';
+
+    try {
+      await withTimeout(
+        remote.core.replaceNamespacedConfigMap({
+          name: COREDNS_CONFIGMAP,
+          namespace: COREDNS_NAMESPACE,
+          body: { ...configMap, data: { ...configMap.data, [COREFILE_KEY]: next.corefile } } as V1ConfigMap,
+        }),
+        this.opts.requestTimeoutMs ?? 10_000,
+        `update kube-system/coredns in cluster ${key}`,
+      );
+    } catch (err) {
+      // 409: the Corefile changed since we read it; the watch brings the new text and we run again.
+      throw new Error(`update kube-system/coredns in cluster ${key}: ${errorText(err)}`);
+    }
+    const what = keep ? `forwards ${this.opts.zone} to ${target}` : `no longer forwards ${this.opts.zone}`;
+    this.opts.log.info('Corefile updated', { cluster: key, change: what });
+    this.opts.events.normal(
+      eventTarget(cluster),
+      keep ? 'CorefilePatched' : 'CorefileRestored',
+      `CoreDNS ${what}`,
+    );
+    return keep ? 'patched' : 'removed';
+  }
+}
+
+/** Where CoreDNS should send the zone: the annotation when set, else the Service's cluster IP and DNS port. */
+export function forwardTarget(service: V1Service): string | undefined {
+  const override = service.metadata?.annotations?.[FORWARD_ADDRESS_ANNOTATION]?.trim();
+  if (override) return override;
+  const ip = service.spec?.clusterIP;
+  if (!ip || ip === 'None') return undefined;
+  const port = service.spec?.ports?.find((p) => (p.protocol ?? 'TCP') === 'UDP')?.port ?? 53;
+  const host = ip.includes(':') ? `[${ip}]` : ip;
+  return port === 53 ? ip : `${host}:${port}`;
+}
+
+function eventTarget(cluster: CorefileCluster): EventTarget {
+  return {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Cluster',
+    metadata: {
+      name: cluster.metadata.name,
+      namespace: cluster.metadata.namespace,
+      uid: cluster.metadata.uid,
+    },
+  };
+}
