@@ -6,9 +6,15 @@ import type { Level } from './runtime/log.js';
 
 export interface Flags {
   kubeconfig?: string;
+  /** Watch only this management namespace (all when unset). */
+  namespace?: string;
   domainSuffix: string;
   recordsNamespace: string;
   healthListen: string;
+  /** Keep the zone's forward block in each workload cluster's CoreDNS Corefile. */
+  manageCorefiles: boolean;
+  /** Remove the forward block from every workload cluster's Corefile, then exit (for uninstalling). */
+  cleanupCorefiles: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
@@ -25,9 +31,12 @@ cluster into DNSRecordSet objects in every workload cluster of the same namespac
 
 Flags:
   --kubeconfig PATH                  management cluster kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
+  --namespace NAME                   act only on this management namespace (default: all)
   --domain-suffix NAME               suffix of generated names (default ${DEFAULT_ZONE})
   --records-namespace NAME           namespace of DNSRecordSets in workload clusters (default ${DEFAULT_RECORDS_NAMESPACE})
   --health-listen HOST:PORT          /healthz, /readyz, /metrics (default :8081)
+  --no-manage-corefiles              leave every workload cluster's kube-system/coredns alone
+  --cleanup-corefiles                remove the forward block from every workload cluster's Corefile, then exit
   --leader-elect / --no-leader-elect use a Lease so that one replica of several is active (default on)
   --leader-election-namespace NAME   namespace of the Lease (default kube-system)
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
@@ -43,9 +52,12 @@ export function parseFlags(argv: string[]): Flags {
     strict: true,
     options: {
       kubeconfig: { type: 'string' },
+      namespace: { type: 'string' },
       'domain-suffix': { type: 'string', default: DEFAULT_ZONE },
       'records-namespace': { type: 'string', default: DEFAULT_RECORDS_NAMESPACE },
       'health-listen': { type: 'string', default: ':8081' },
+      'no-manage-corefiles': { type: 'boolean', default: false },
+      'cleanup-corefiles': { type: 'boolean', default: false },
       'leader-elect': { type: 'boolean', default: true },
       'no-leader-elect': { type: 'boolean', default: false },
       'leader-election-namespace': { type: 'string', default: 'kube-system' },
@@ -67,9 +79,12 @@ export function parseFlags(argv: string[]): Flags {
     throw new Error(`--domain-suffix: not a DNS name: ${values['domain-suffix']}`);
   return {
     kubeconfig: values.kubeconfig,
+    namespace: values.namespace,
     domainSuffix,
     recordsNamespace: values['records-namespace'],
     healthListen: values['health-listen'],
+    manageCorefiles: !values['no-manage-corefiles'],
+    cleanupCorefiles: values['cleanup-corefiles'],
     leaderElect: values['leader-elect'] && !values['no-leader-elect'],
     leaderElectionNamespace: values['leader-election-namespace'],
     leaderElectionId: values['leader-election-id'],

@@ -1,6 +1,7 @@
 // capi-dns-controller: flags → components, nothing else.
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseFlags, USAGE, type Flags } from './flags.js';
+import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { EventRecorder } from './runtime/events.js';
 import { startHealthServer } from './runtime/health.js';
@@ -26,15 +27,30 @@ async function main(): Promise<void> {
   else kc.loadFromDefault();
 
   const metrics = new Metrics();
+  const events = new EventRecorder(kc, log, flags.identity);
   const controller = new GatewayDnsController({
     management: kc,
+    namespace: flags.namespace,
     domainSuffix: flags.domainSuffix,
     recordsNamespace: flags.recordsNamespace,
     workers: flags.workers,
-    events: new EventRecorder(kc, log, flags.identity),
+    events,
     metrics,
     log,
   });
+  const corefiles =
+    flags.manageCorefiles || flags.cleanupCorefiles
+      ? new CorefileController({
+          management: kc,
+          clusters: controller.clusters,
+          namespace: flags.namespace,
+          zone: flags.domainSuffix,
+          recordsNamespace: flags.recordsNamespace,
+          cleanup: flags.cleanupCorefiles,
+          events,
+          log,
+        })
+      : undefined;
   const elector = flags.leaderElect
     ? new LeaderElector({
         kc,
@@ -58,6 +74,7 @@ async function main(): Promise<void> {
     log.info('stopping', { signal });
     const force = setTimeout(() => process.exit(code || 1), 10_000);
     force.unref();
+    await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: errorText(err) }));
     await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: errorText(err) }));
     await elector?.release();
     health.close();
@@ -71,6 +88,13 @@ async function main(): Promise<void> {
     metrics.leader = 1;
   }
   await controller.start();
+  await corefiles?.start();
+  if (flags.cleanupCorefiles && corefiles) {
+    await corefiles.settled(60_000);
+    const failed = [...corefiles.outcomes()].filter(([, outcome]) => outcome.startsWith('error'));
+    log.info('Corefile cleanup done', { outcomes: Object.fromEntries(corefiles.outcomes()) });
+    return shutdown('cleanup done', failed.length ? 1 : 0);
+  }
   log.info('reconciling', { domainSuffix: flags.domainSuffix, recordsNamespace: flags.recordsNamespace });
 }
 

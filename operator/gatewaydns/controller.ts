@@ -30,6 +30,8 @@ export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
 
 export interface ControllerOptions {
   management: KubeConfig;
+  /** Only this management namespace; all when undefined. */
+  namespace?: string;
   domainSuffix: string;
   recordsNamespace: string;
   workers: number;
@@ -60,9 +62,15 @@ export class GatewayDnsController {
     const custom = opts.management.makeApiClient(CustomObjectsApi);
     const core = opts.management.makeApiClient(CoreV1Api);
     const kc = opts.management;
+    const ns = opts.namespace;
+    const within = ns ? `/namespaces/${ns}` : '';
+    const listCustom = (group: string, version: string, plural: string) =>
+      ns
+        ? custom.listNamespacedCustomObject({ group, version, namespace: ns, plural })
+        : custom.listClusterCustomObject({ group, version, plural });
     this.gatewayDns = new WatchedResource<Obj<GatewayDNS>>({
       kc,
-      path: `/apis/${GROUP}/${VERSION}/${GATEWAYDNS_PLURAL}`,
+      path: `/apis/${GROUP}/${VERSION}${within}/${GATEWAYDNS_PLURAL}`,
       list: () =>
         custom.listClusterCustomObject({
           group: GROUP,
@@ -73,19 +81,20 @@ export class GatewayDnsController {
     });
     this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
       kc,
-      path: `/apis/${CLUSTER_API_GROUP_VERSION}/clusters`,
+      path: `/apis/${CLUSTER_API_GROUP_VERSION}${within}/clusters`,
       list: () =>
-        custom.listClusterCustomObject({
-          group: 'cluster.x-k8s.io',
-          version: 'v1beta1',
-          plural: 'clusters',
-        }) as Promise<KubernetesListObject<Obj<ClusterObject>>>,
+        listCustom('cluster.x-k8s.io', 'v1beta1', 'clusters') as Promise<
+          KubernetesListObject<Obj<ClusterObject>>
+        >,
       relistMs: opts.relistMs,
     });
     this.secrets = new WatchedResource<V1Secret>({
       kc,
-      path: '/api/v1/secrets',
-      list: () => core.listSecretForAllNamespaces({ labelSelector: CLUSTER_NAME_LABEL }),
+      path: `/api/v1${within}/secrets`,
+      list: () =>
+        ns
+          ? core.listNamespacedSecret({ namespace: ns, labelSelector: CLUSTER_NAME_LABEL })
+          : core.listSecretForAllNamespaces({ labelSelector: CLUSTER_NAME_LABEL }),
       labelSelector: CLUSTER_NAME_LABEL,
       relistMs: opts.relistMs,
     });

@@ -1,0 +1,235 @@
+// Runs capi-dns-controller as a child process (node dist/operator/main.js),
+// as it runs in production, and helpers to drive and read what it acts on.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1LoadBalancerIngress,
+} from '@kubernetes/client-node';
+import { repoRoot } from './paths.js';
+import { eventually, statusCode } from './kube.js';
+import { ensureNamespace } from './capi.js';
+
+export interface OperatorProcess {
+  child: ChildProcess;
+  health: string;
+  logs: string[];
+  /** SIGTERM, then SIGKILL after 10 s. */
+  stop(): Promise<void>;
+  /** SIGKILL: a crash, the Lease is not released. */
+  kill(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startOperator(kubeconfigPath: string, args: string[] = []): Promise<OperatorProcess> {
+  const health = `127.0.0.1:${await freePort()}`;
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot(), 'dist', 'operator', 'main.js'),
+      '--kubeconfig',
+      kubeconfigPath,
+      '--health-listen',
+      health,
+      ...args,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const logs: string[] = [];
+  let partial = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    logs.push(...lines);
+    if (process.env.OPERATOR_LOGS) lines.forEach((l) => process.stderr.write(`[operator] ${l}\n`));
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = async (sig: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(sig);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`operator exited: ${logs.slice(-5).join('\n')}`);
+    const res = await fetch(`http://${health}/healthz`);
+    if (!res.ok) throw new Error(`healthz ${res.status}`);
+  }, 15_000);
+  return { child, health, logs, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
+}
+
+export async function metricsOf(op: OperatorProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://${op.health}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([a-z_]+(?:\{[^}]*\})?) ([-0-9.e+]+)$/.exec(line);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+/** A LoadBalancer Service (created if missing) whose status gets the given ingress, as a cloud controller would set it. */
+export async function setLoadBalancer(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  ingress: V1LoadBalancerIngress[],
+): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await ensureNamespace(kc, namespace);
+  try {
+    await core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name },
+        spec: {
+          type: 'LoadBalancer',
+          ports: [{ name: 'https', port: 443, protocol: 'TCP' }],
+          selector: { app: name },
+        },
+      },
+    });
+  } catch (err) {
+    if (statusCode(err) !== 409) throw err;
+  }
+  await core.patchNamespacedServiceStatus(
+    { name, namespace, body: { status: { loadBalancer: { ingress } } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
+export interface RecordSetObject {
+  metadata: { name: string; resourceVersion: string; labels?: Record<string, string> };
+  spec: { records: { name: string; type: string; ttl?: number; values: string[] }[] };
+}
+
+export async function listRecordSets(kc: KubeConfig, namespace = 'capi-dns'): Promise<RecordSetObject[]> {
+  const res = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+    group: 'connectivity.tanzu.vmware.com',
+    version: 'v1alpha1',
+    namespace,
+    plural: 'dnsrecordsets',
+  })) as { items: RecordSetObject[] };
+  return res.items;
+}
+
+export async function readRecordSet(
+  kc: KubeConfig,
+  name: string,
+  namespace = 'capi-dns',
+): Promise<RecordSetObject | undefined> {
+  return (await listRecordSets(kc, namespace)).find((s) => s.metadata.name === name);
+}
+
+/** The records of one set as "name TYPE v1,v2" lines, sorted: easy to compare in tests. */
+export function recordLines(set: RecordSetObject | undefined): string[] {
+  return (set?.spec.records ?? []).map((r) => `${r.name} ${r.type} ${[...r.values].sort().join(',')}`).sort();
+}
+
+export async function waitForRecords(
+  kc: KubeConfig,
+  name: string,
+  want: string[],
+  timeoutMs = 10_000,
+): Promise<RecordSetObject | undefined> {
+  return eventually(
+    async () => {
+      const set = await readRecordSet(kc, name);
+      const got = recordLines(set);
+      if (JSON.stringify(got) !== JSON.stringify([...want].sort()))
+        throw new Error(
+          `record set ${name}: got\n  ${got.join('\n  ')}\nwant\n  ${[...want].sort().join('\n  ')}`,
+        );
+      return set;
+    },
+    timeoutMs,
+    50,
+  );
+}
+
+export interface GatewayDnsObject {
+  metadata: { name: string; namespace: string; generation?: number; finalizers?: string[] };
+  spec: Record<string, unknown>;
+  status?: {
+    observedGeneration?: number;
+    selectedClusters?: number;
+    conditions?: {
+      type: string;
+      status: string;
+      reason: string;
+      message: string;
+      lastTransitionTime: string;
+    }[];
+    clusters?: {
+      cluster: string;
+      state: string;
+      addresses?: string[];
+      lastError?: string;
+      lastSeen?: string;
+    }[];
+  };
+}
+
+const GW = { group: 'connectivity.tanzu.vmware.com', version: 'v1alpha1', plural: 'gatewaydns' };
+
+export async function readGatewayDns(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+): Promise<GatewayDnsObject | undefined> {
+  try {
+    return (await kc
+      .makeApiClient(CustomObjectsApi)
+      .getNamespacedCustomObject({ ...GW, namespace, name })) as GatewayDnsObject;
+  } catch (err) {
+    if (statusCode(err) === 404) return undefined;
+    throw err;
+  }
+}
+
+export async function deleteGatewayDns(kc: KubeConfig, namespace: string, name: string): Promise<void> {
+  await kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...GW, namespace, name });
+}
+
+/** Waits until the GatewayDNS's Ready condition has the given reason (and status). */
+export async function waitForReady(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  reason: string,
+  timeoutMs = 10_000,
+): Promise<GatewayDnsObject> {
+  return eventually(
+    async () => {
+      const gw = await readGatewayDns(kc, namespace, name);
+      const ready = gw?.status?.conditions?.find((c) => c.type === 'Ready');
+      if (ready?.reason !== reason || gw?.status?.observedGeneration !== gw?.metadata.generation)
+        throw new Error(
+          `gatewaydns ${namespace}/${name}: Ready ${ready?.status}/${ready?.reason} (${ready?.message}), want ${reason}`,
+        );
+      return gw!;
+    },
+    timeoutMs,
+    50,
+  );
+}
+
+export async function ensureRecordsNamespace(kc: KubeConfig, namespace = 'capi-dns'): Promise<void> {
+  await ensureNamespace(kc, namespace);
+}
