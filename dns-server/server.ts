@@ -30,8 +30,25 @@ export class DnsServer {
     private readonly log: Logger,
   ) {}
 
-  /** Binds both sockets; resolves with the port (useful when asked for port 0: TCP takes the port UDP got). */
+  /**
+   * Binds both sockets; resolves with the port. Asked for port 0, UDP picks one and TCP takes the
+   * same, trying again with another if TCP finds it taken.
+   */
   async start(): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      const port = await this.bindUdp(this.opts.port);
+      try {
+        await this.listenTcp(port);
+        return port;
+      } catch (err) {
+        const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (this.opts.port !== 0 || !inUse || attempt >= 10) throw err;
+        await new Promise<void>((resolve) => this.udp!.close(() => resolve()));
+      }
+    }
+  }
+
+  private async bindUdp(port: number): Promise<number> {
     const type = net.isIPv6(this.opts.host) ? 'udp6' : 'udp4';
     const udp = dgram.createSocket({ type, recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
     this.udp = udp;
@@ -39,14 +56,16 @@ export class DnsServer {
     udp.on('error', (err) => this.log.error('UDP socket error', { error: err }));
     await new Promise<void>((resolve, reject) => {
       udp.once('error', reject);
-      udp.bind(this.opts.port, this.opts.host, () => {
+      udp.bind(port, this.opts.host, () => {
         udp.off('error', reject);
         resolve();
       });
     });
-    const port = udp.address().port;
+    return udp.address().port;
+  }
+
+  private async listenTcp(port: number): Promise<void> {
     const tcp = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket));
-    this.tcp = tcp;
     tcp.maxConnections = this.opts.tcpMaxConnections;
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
@@ -55,8 +74,8 @@ export class DnsServer {
         resolve();
       });
     });
+    this.tcp = tcp;
     tcp.on('error', (err) => this.log.error('TCP server error', { error: err }));
-    return port;
   }
 
   async stop(): Promise<void> {

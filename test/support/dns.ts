@@ -263,3 +263,58 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
     ),
   ]);
 }
+
+/** Sends one message and returns the response (UDP with two tries, or TCP with the length prefix). */
+export function exchange(
+  port: number,
+  msg: Buffer,
+  transport: 'udp' | 'tcp',
+  timeoutMs = 2000,
+): Promise<Buffer> {
+  if (transport === 'tcp') {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let got = Buffer.alloc(0);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`no TCP response from port ${port}`));
+      }, timeoutMs);
+      socket.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      socket.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        if (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(got.subarray(2, 2 + got.readUInt16BE(0)));
+        }
+      });
+      const framed = Buffer.alloc(2 + msg.length);
+      framed.writeUInt16BE(msg.length, 0);
+      msg.copy(framed, 2);
+      socket.write(framed);
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const sock = dgram.createSocket('udp4');
+    let tries = 0;
+    let timer: NodeJS.Timeout;
+    const send = () => {
+      if (tries++ === 2) {
+        sock.close();
+        return reject(new Error(`no UDP response from port ${port}`));
+      }
+      sock.send(msg, port, '127.0.0.1');
+      timer = setTimeout(send, timeoutMs / 2);
+    };
+    sock.on('message', (m) => {
+      if (m.length >= 2 && m.readUInt16BE(0) !== msg.readUInt16BE(0)) return;
+      clearTimeout(timer);
+      sock.close();
+      resolve(m);
+    });
+    send();
+  });
+}
