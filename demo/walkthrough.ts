@@ -3,7 +3,7 @@
 // CoreDNS per workload cluster, kuard behind cluster-a's LoadBalancer address,
 // and curl by generated name from "a pod in cluster-b". The demo (main.ts) and
 // the end-to-end test drive this same class.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
@@ -12,7 +12,7 @@ import { installCrds, readManifests, eventually } from '../test/support/kube.js'
 import { registerWorkloadCluster } from '../test/support/capi.js';
 import { binPath, repoRoot } from '../test/support/paths.js';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
-import { ProcessGroup, waitForHttp, type ManagedProcess } from './processes.js';
+import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processes.js';
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
 import { Kubectl } from './kubectl.js';
@@ -60,6 +60,8 @@ export type Progress = (event: {
 export interface WalkthroughOptions {
   addresses: Addresses;
   progress?: Progress;
+  /** On a failed step keep the logs for the user (the demo); tests put the logs' tails in the error instead. */
+  keepLogsOnFailure?: boolean;
 }
 
 interface WorkloadParts {
@@ -107,7 +109,9 @@ export class Walkthrough {
       await w.runSteps();
       return w;
     } catch (err) {
-      await w.stop({ keepLogs: true });
+      const keepLogs = opts.keepLogsOnFailure ?? true;
+      if (!keepLogs && err instanceof Error) err.message += `\n${logTails(w.logDir)}`;
+      await w.stop({ keepLogs });
       throw err;
     }
   }
@@ -329,4 +333,10 @@ export class Walkthrough {
     await this.env?.stop();
     if (!opts.keepLogs) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function logTails(logDir: string): string {
+  return readdirSync(logDir)
+    .map((f) => `--- ${f} (last lines) ---\n${tail(path.join(logDir, f), 15)}`)
+    .join('\n');
 }

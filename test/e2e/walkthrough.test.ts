@@ -70,7 +70,7 @@ describe('the walkthrough, end to end', () => {
   const coreDnsB = addresses.coreDns['cluster-b'] ?? '';
 
   beforeAll(async () => {
-    w = await Walkthrough.run({ addresses });
+    w = await Walkthrough.run({ addresses, keepLogsOnFailure: false });
   }, 300_000);
 
   afterAll(async () => {
@@ -112,6 +112,9 @@ describe('the walkthrough, end to end', () => {
     } finally {
       await startCluster(info, 'cluster-a');
     }
+    // Back when it serves reads again (a restarted API server answers 429 while its storage initialises).
+    const api = w.workload('cluster-a').kc.makeApiClient(CoreV1Api);
+    await eventually(() => api.listNamespace(), 30_000, 200);
     await expectAnswer(coreDnsB, KUARD_NAME, [addresses.kuard], 30_000);
   });
 
@@ -134,12 +137,13 @@ describe('the walkthrough, end to end', () => {
       }
       return out;
     };
-    const before = await versions();
+    // Custom resources come back a little after the rest of a restarted API server.
+    const before = await eventually(versions, 30_000, 200);
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
     await w.restartOperator();
     // Give the new leader time to reconcile everything it owns.
     await new Promise((r) => setTimeout(r, 5000));
-    expect(await versions()).toEqual(before);
+    expect(await eventually(versions, 30_000, 200)).toEqual(before);
   });
 
   it('restores the Corefile patch after it is removed by hand', async () => {
