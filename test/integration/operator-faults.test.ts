@@ -1,0 +1,153 @@
+// Faults, on an environment of its own (it stops API servers): a stopped
+// workload API server, an invalid object stored under an older, looser CRD,
+// and two operator replicas of which the leader is killed.
+import path from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { registerWorkloadCluster } from '../support/capi.js';
+import { apply, installCrds, readManifests } from '../support/kube.js';
+import { repoRoot } from '../support/paths.js';
+import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
+import {
+  ensureRecordsNamespace,
+  metricsOf,
+  setLoadBalancer,
+  startOperator,
+  waitForReady,
+  waitForRecords,
+  type OperatorProcess,
+} from '../support/operator.js';
+
+const NS = 'dev-team';
+const SET = `${NS}.gw`;
+const A = `*.gateway.cluster-a.${NS}.clusters.xcc.test`;
+const B = `*.gateway.cluster-b.${NS}.clusters.xcc.test`;
+const ANY = `*.gateway.${NS}.clusters.xcc.test`;
+
+/** The GatewayDNS CRD as an older release might have had it: spec unvalidated. */
+function olderGatewayDnsCrd(crd: KubernetesObject): KubernetesObject {
+  const copy = JSON.parse(JSON.stringify(crd)) as {
+    spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, unknown> } } }[] };
+  };
+  copy.spec.versions[0]!.schema.openAPIV3Schema.properties.spec = {
+    type: 'object',
+    // client-node's serializer knows the extension by its model name; the YAML spelling would be dropped.
+    x_kubernetes_preserve_unknown_fields: true,
+  };
+  return copy as unknown as KubernetesObject;
+}
+
+function gatewayDns(name: string, spec: Record<string, unknown>): KubernetesObject {
+  return {
+    apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+    kind: 'GatewayDNS',
+    metadata: { name, namespace: NS },
+    spec,
+  } as KubernetesObject;
+}
+
+describe('capi-dns-controller under faults', () => {
+  let env: TestEnv;
+  const ops: OperatorProcess[] = [];
+
+  beforeAll(async () => {
+    env = await TestEnv.start({ workloadClusters: ['cluster-a', 'cluster-b'] });
+    const root = repoRoot();
+    const ours = readManifests(path.join(root, 'crds'));
+    const management = env.kubeConfig('management');
+    await installCrds(management, [
+      ...ours.map((c) => (c.metadata?.name?.startsWith('gatewaydns.') ? olderGatewayDnsCrd(c) : c)),
+      ...readManifests(path.join(root, 'test', 'fixtures')),
+    ]);
+    for (const cluster of ['cluster-a', 'cluster-b']) {
+      await installCrds(env.kubeConfig(cluster), ours);
+      await registerWorkloadCluster(management, {
+        namespace: NS,
+        cluster,
+        kubeconfigPath: env.cluster(cluster).kubeconfig,
+      });
+      await ensureRecordsNamespace(env.kubeConfig(cluster));
+    }
+    await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.1' }]);
+    await setLoadBalancer(env.kubeConfig('cluster-b'), 'gw', 'envoy', [{ ip: '127.0.30.2' }]);
+    for (const id of ['replica-1', 'replica-2'])
+      ops.push(await startOperator(env.cluster('management').kubeconfig, ['--identity', id]));
+    await apply(management, [gatewayDns('gw', { clusterSelector: {}, service: 'gw/envoy' })]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(ops.map((o) => o.stop()));
+    await env?.stop();
+  }, 60_000);
+
+  async function both(want: string[], timeoutMs = 10_000): Promise<void> {
+    await Promise.all(
+      ['cluster-a', 'cluster-b'].map((c) => waitForRecords(env.kubeConfig(c), SET, want, timeoutMs)),
+    );
+  }
+
+  async function leader(): Promise<OperatorProcess> {
+    for (const op of ops) {
+      if (op.child.exitCode !== null || op.child.signalCode !== null) continue;
+      if ((await metricsOf(op))['capi_dns_leader'] === 1) return op;
+    }
+    throw new Error('no leader');
+  }
+
+  it('has one active replica, which writes the record sets', async () => {
+    await both([`${A} A 127.0.30.1`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.1,127.0.30.2`]);
+    const flags = await Promise.all(ops.map(async (o) => (await metricsOf(o))['capi_dns_leader']));
+    expect(flags.sort()).toEqual([0, 1]);
+  });
+
+  it('keeps the records of a stopped workload cluster, shows it in status, and catches up after', async () => {
+    const management = env.kubeConfig('management');
+    await stopCluster(env.info, 'cluster-b');
+    try {
+      await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.3' }]);
+      // cluster-a gets the change; cluster-b's last known address stays published.
+      await waitForRecords(env.kubeConfig('cluster-a'), SET, [
+        `${A} A 127.0.30.3`,
+        `${B} A 127.0.30.2`,
+        `${ANY} A 127.0.30.2,127.0.30.3`,
+      ]);
+      const gw = await waitForReady(management, NS, 'gw', 'ClusterUnreachable', 15_000);
+      const b = gw.status?.clusters?.find((c) => c.cluster === 'cluster-b');
+      expect(b).toMatchObject({ state: 'Unreachable', addresses: ['127.0.30.2'] });
+      expect(b?.lastError).toBeTruthy();
+    } finally {
+      await startCluster(env.info, 'cluster-b');
+    }
+    await both([`${A} A 127.0.30.3`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.2,127.0.30.3`], 30_000);
+    await waitForReady(management, NS, 'gw', 'Ready', 30_000);
+  });
+
+  it('marks an invalid object from an older CRD Invalid and goes on with the others', async () => {
+    const management = env.kubeConfig('management');
+    await apply(management, [
+      gatewayDns('broken', {
+        clusterSelector: { matchLabels: 'x' },
+        service: 'no-slash',
+        resolutionType: 'magic',
+      }),
+    ]);
+    const gw = await waitForReady(management, NS, 'broken', 'Invalid');
+    const message = gw.status?.conditions?.[0]?.message ?? '';
+    expect(message).toContain('spec.service must match pattern');
+    expect(message).toContain('spec.resolutionType must be equal to one of the allowed values');
+    await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.4' }]);
+    await both([`${A} A 127.0.30.4`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.2,127.0.30.4`]);
+    expect(ops.every((o) => o.child.exitCode === null)).toBe(true);
+  });
+
+  it('fails over to the other replica within 15 s of the leader being killed', async () => {
+    const old = await leader();
+    await old.kill();
+    const killedAt = Date.now();
+    await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.5' }]);
+    await both([`${A} A 127.0.30.5`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.2,127.0.30.5`], 20_000);
+    const ms = Date.now() - killedAt;
+    process.stderr.write(`leader killed → change published by the new leader: ${ms} ms\n`);
+    expect(ms).toBeLessThan(15_000);
+    expect(await leader()).not.toBe(old);
+  });
+});
