@@ -1,7 +1,9 @@
 // Keeps the managed forward block in one workload cluster's
 // kube-system/coredns Corefile: present while the cluster runs a dns-server
-// (its Service exists in the records namespace) and is not opted out, absent
-// otherwise or when the operator is told to clean up. Reads only watched
+// (its Service exists in the records namespace) and is not opted out by the
+// Cluster annotation, absent otherwise or when the operator is told to clean
+// up. Every workload cluster with a dns-server is wired, selected by a
+// GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
 import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
@@ -67,11 +69,12 @@ export class CorefileReconciler {
     const corefile = configMap?.data?.[COREFILE_KEY];
     if (!configMap || corefile === undefined) return 'no-configmap';
 
-    // An opted-out cluster is left exactly as it is, our block included: "unmanaged" means hands off.
-    if (cluster.metadata.annotations?.[COREDNS_ANNOTATION] === COREDNS_UNMANAGED) return 'current';
+    // Opting out deselects the cluster: our block goes (the transform never touches anything else),
+    // and nothing else of that Corefile is ours to change.
+    const optedOut = cluster.metadata.annotations?.[COREDNS_ANNOTATION] === COREDNS_UNMANAGED;
     const service = services.get(DNS_SERVER_SERVICE, this.opts.recordsNamespace);
     const target = service ? forwardTarget(service) : undefined;
-    const keep = !this.opts.cleanup && target !== undefined;
+    const keep = !this.opts.cleanup && !optedOut && target !== undefined;
 
     let next: { corefile: string; changed: boolean };
     try {
