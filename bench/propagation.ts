@@ -6,12 +6,7 @@
 //   npm run build && node dist/bench/propagation.js [--clusters 2,10] [--changes 60]
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  CustomObjectsApi,
-  makeInformer,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubernetesObject } from '@kubernetes/client-node';
 import { TestEnv } from '../test/support/testenv.js';
 import { apply, installCrds, readManifests } from '../test/support/kube.js';
 import { registerWorkloadCluster } from '../test/support/capi.js';
