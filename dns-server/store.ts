@@ -20,6 +20,7 @@ export class RecordStore {
   private fingerprint = '';
   private serial = 0;
   private previousProblems = new Set<string>();
+  /** A rebuild has included a delivery of every expected source. */
   private built = false;
 
   constructor(
@@ -37,7 +38,7 @@ export class RecordStore {
 
   /** Ready once every declared source delivered and the zones were built from it (for /readyz). */
   get ready(): boolean {
-    return this.built && [...this.expected].every((s) => this.bySource.has(s));
+    return this.built;
   }
 
   /** A source's complete current record sets (not a delta). */
@@ -53,18 +54,19 @@ export class RecordStore {
     this.timer = undefined;
     const began = this.now();
     const input = [...this.bySource.values()].flat();
+    const complete = [...this.expected].every((s) => this.bySource.has(s));
     const candidate = Math.max(this.serial + 1, Math.floor(began / 1000)) >>> 0;
     const result = buildZones(input, this.zones, candidate);
     this.reportProblems(result.problems);
     this.metrics.recordProblems = result.problems.length;
     if (result.fingerprint === this.fingerprint) {
-      this.built = true;
+      this.built ||= complete;
       return;
     }
     this.serial = candidate;
     this.fingerprint = result.fingerprint;
     this.load(result.zones);
-    this.built = true;
+    this.built ||= complete;
     this.metrics.records = result.records;
     this.metrics.serial = candidate;
     this.metrics.reloads++;

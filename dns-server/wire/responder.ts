@@ -5,7 +5,7 @@
 // flags, counts and, for longer synthesised names, a few pointers.
 import { isInZone } from '../zone/name.js';
 import { T } from '../zone/rr.js';
-import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
+import { closestMatch, RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { parseQuery, type Query } from './query.js';
 import { encodeTemplate, type Template } from './template.js';
 
@@ -27,11 +27,22 @@ const NO_EDNS_UDP_MAX = 512; // RFC 1035 section 4.2.1
 const OPT_LENGTH = 11;
 const BADVERS = 16;
 
-/** Query types whose answers differ; every other type gets the same (negative) answer as type 0. */
-const DISTINCT_TYPES = new Set<number>([T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.ANY]);
+/**
+ * Slot of each query type whose answers can differ; every other type gets the same (negative)
+ * answer, slot 0. A node keeps its answers in an array of these slots (cheaper than a Map).
+ */
+const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.ANY];
+const SLOT_COUNT = SLOT_TYPES.length;
+const SLOTS = new Uint8Array(65536);
+SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
+
+/** A name's encoded answers by query-type slot; names without data share their zone's NODATA. */
+type ServedNode = Template[];
 
 interface ServedZone {
-  zone: Zone;
+  name: string;
+  /** Every existing name of the zone (apex and empty non-terminals included). */
+  nodes: Map<string, ServedNode>;
   nxdomain: Template;
 }
 
@@ -40,20 +51,31 @@ export class Responder {
 
   constructor(private readonly opts: ResponderOptions) {}
 
-  /** Swaps in new zones; precomputes every positive answer and each zone's NXDOMAIN first. */
+  /**
+   * Swaps in new zones, every answer encoded beforehand. Only the encoded answers are kept: the
+   * zones' records are not needed to answer, and not keeping them halves the memory.
+   */
   load(zones: Zone[]): void {
-    const served = zones.map((zone) => {
-      for (const node of zone.nodes.values())
-        for (const type of node.rrsets.keys()) templateFor(zone, node, type);
-      const nxdomain = encodeTemplate(
+    const served = zones.map((zone): ServedZone => {
+      const negative = zone.negativeSoa();
+      const nodata = encodeTemplate(
         zone.name,
-        zone.answerFor({ kind: 'nxdomain' }, zone.name, 0),
+        { rcode: RCODE.NOERROR, answer: [], authority: [negative] },
         'suffix',
       );
-      return { zone, nxdomain };
+      const nxdomain = encodeTemplate(
+        zone.name,
+        { rcode: RCODE.NXDOMAIN, answer: [], authority: [negative] },
+        'suffix',
+      );
+      const empty: ServedNode = new Array<Template>(SLOT_COUNT).fill(nodata);
+      const nodes = new Map<string, ServedNode>();
+      for (const [name, node] of zone.nodes)
+        nodes.set(name, node.rrsets.size === 0 ? empty : encodeNode(zone, node, nodata));
+      return { name: zone.name, nodes, nxdomain };
     });
     // Longest zone first so that a query lands in the most specific zone.
-    this.zones = served.sort((a, b) => b.zone.name.length - a.zone.name.length);
+    this.zones = served.sort((a, b) => b.name.length - a.name.length);
   }
 
   /** @param maxSize TCP_MAX over TCP; ignored over UDP, where EDNS decides */
@@ -79,11 +101,10 @@ export class Responder {
     // Zone transfers are not offered; other classes than IN (and ANY) are not served here.
     if (q.qtype === T.AXFR || q.qtype === T.IXFR || (q.qclass !== 1 && q.qclass !== 255))
       return this.finish(msg, q, undefined, RCODE.REFUSED, false, limit);
-    const served = this.zones.find((z) => isInZone(q.qname, z.zone.name));
+    const served = this.zones.find((z) => isInZone(q.qname, z.name));
     if (!served) return this.finish(msg, q, undefined, RCODE.REFUSED, false, limit);
-    const { zone } = served;
-    const match = zone.find(q.qname);
-    const template = match.kind === 'nxdomain' ? served.nxdomain : templateFor(zone, match.node, q.qtype);
+    const match = closestMatch(served.nodes, q.qname);
+    const template = match.kind === 'nxdomain' ? served.nxdomain : match.node[SLOTS[q.qtype]!]!;
     return this.finish(msg, q, template, template.rcode, true, limit);
   }
 
@@ -113,9 +134,8 @@ export class Responder {
     out.writeUInt32BE(0, 6); // ANCOUNT, NSCOUNT
     out.writeUInt16BE(opt ? 1 : 0, 10);
     if (t && !truncated) {
-      out.writeUInt16BE(t.counts[0], 6);
-      out.writeUInt16BE(t.counts[1], 8);
-      out.writeUInt16BE(t.counts[2] + (opt ? 1 : 0), 10);
+      out.writeUInt16BE(t.answerCount, 6);
+      out.writeUInt16BE(t.authorityCount, 8);
       t.sections.copy(out, qEnd);
       const delta = q.qnameLength - t.baseLength;
       if (delta !== 0 && t.movable) {
@@ -127,19 +147,20 @@ export class Responder {
   }
 }
 
-/** The template answering `qtype` at a node, built on first use and kept with the node. */
-function templateFor(zone: Zone, node: ZoneNode, qtype: number): Template {
-  const key = DISTINCT_TYPES.has(qtype) ? qtype : 0;
-  let t = node.cache.get(key) as Template | undefined;
-  if (!t) {
-    t = encodeTemplate(
-      node.name,
-      zone.answerFor({ kind: 'exact', node }, node.name, qtype),
-      node.wildcard ? 'wildcard' : 'no',
-    );
-    node.cache.set(key, t);
-  }
-  return t;
+/** Every slot's answer at a node that has records. */
+function encodeNode(zone: Zone, node: ZoneNode, nodata: Template): ServedNode {
+  const mode = node.wildcard ? 'wildcard' : 'no';
+  const chases = node.rrsets.has(T.CNAME);
+  const slots = new Array<Template>(SLOT_COUNT);
+  SLOT_TYPES.forEach((type, slot) => {
+    if (type === T.ANY || chases || node.rrsets.has(type))
+      slots[slot] = encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, type), mode);
+    else slots[slot] = nodata;
+  });
+  // ANY at a name with one RRset is that RRset's answer: share the bytes.
+  if (node.rrsets.size === 1 && !chases)
+    slots[SLOTS[T.ANY]!] = slots[SLOTS[node.rrsets.keys().next().value!]!]!;
+  return slots;
 }
 
 /** Header (and the question, when it parsed) of the query, with an error code and no records. */

@@ -9,8 +9,8 @@ import type { Answer } from '../zone/zone.js';
 
 export interface Template {
   rcode: number;
-  /** Answer, authority and additional counts. */
-  counts: [number, number, number];
+  answerCount: number;
+  authorityCount: number;
   /** The records after the question, encoded for a question name of `baseLength` octets. */
   sections: Buffer;
   /** Octets of the name the sections were encoded for (the query name, "*.<encloser>" or the apex). */
@@ -46,15 +46,22 @@ export function encodeTemplate(base: string, answer: Answer, shifts: 'no' | 'suf
   }
   return {
     rcode: answer.rcode,
-    counts: [answer.answer.length, answer.authority.length, 0],
+    answerCount: answer.answer.length,
+    authorityCount: answer.authority.length,
     sections,
     baseLength: wireLength(base),
     movable,
   };
 }
 
+/**
+ * One scratch buffer for all encoding: a rebuild encodes an answer for every name and type, and a
+ * fresh buffer for each would be 100,000 short-lived allocations for 100,000 records.
+ */
+let scratch = Buffer.alloc(65536);
+
 class Writer {
-  private buf = Buffer.alloc(512);
+  private buf = scratch;
   private len: number;
   private readonly table = new Map<string, number>();
   readonly pointers: { at: number; target: number }[] = [];
@@ -153,5 +160,6 @@ class Writer {
     const bigger = Buffer.alloc(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(bigger, 0, 0, this.len);
     this.buf = bigger;
+    scratch = bigger;
   }
 }

@@ -77,10 +77,10 @@ export function buildZones(input: SourcedRecordSet[], configs: ZoneConfig[], ser
   for (const config of configs) {
     const merged = sets.get(config.name)!;
     resolveCnameConflicts(merged, problems);
-    const { zone, records } = makeZone(config, merged, serial);
+    hash.update(JSON.stringify(config));
+    const { zone, records } = makeZone(config, merged, serial, hash);
     zones.push(zone);
     count += records;
-    fingerprintZone(hash, config, merged);
   }
   return { zones, problems, records: count, fingerprint: hash.digest('hex') };
 }
@@ -89,9 +89,12 @@ interface MergedSet {
   name: string;
   type: number;
   ttl: number;
-  /** Keyed by presentation form, which deduplicates equal values written differently ("::1" vs "0::1"). */
-  values: Map<string, RData>;
-  sources: string[];
+  /**
+   * Presentation forms, which deduplicate equal values written differently ("::1" vs "0::1"), and
+   * the data, index for index. Arrays, not a Map: sets are small and there may be 100,000 of them.
+   */
+  keys: string[];
+  data: RData[];
 }
 
 function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<string, MergedSet>>): void {
@@ -117,12 +120,17 @@ function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<s
   const key = `${name}/${typeCode}`;
   let merged = zoneSets.get(key);
   if (!merged) {
-    merged = { name, type: typeCode, ttl, values: new Map(), sources: [] };
+    merged = { name, type: typeCode, ttl, keys: [], data: [] };
     zoneSets.set(key, merged);
   }
   // RFC 2181 section 5.2: an RRset has one TTL; the smallest wins when sets disagree.
   merged.ttl = Math.min(merged.ttl, ttl);
-  for (const p of parsed) merged.values.set(presentData(typeCode, p.data), p.data);
+  for (const p of parsed) {
+    const key = presentData(typeCode, p.data);
+    if (merged.keys.includes(key)) continue;
+    merged.keys.push(key);
+    merged.data.push(p.data);
+  }
 }
 
 /**
@@ -144,14 +152,15 @@ function resolveCnameConflicts(merged: Map<string, MergedSet>, problems: Problem
         record: `${name}/CNAME`,
         reason: 'a CNAME cannot share its name with other records; CNAME skipped',
       });
-    } else if (cname.values.size > 1) {
-      const keep = [...cname.values.keys()].sort()[0]!;
+    } else if (cname.keys.length > 1) {
+      const keep = [...cname.keys].sort()[0]!;
       problems.push({
         source: 'merge',
         record: `${name}/CNAME`,
-        reason: `record sets give ${cname.values.size} CNAME targets; serving ${keep}`,
+        reason: `record sets give ${cname.keys.length} CNAME targets; serving ${keep}`,
       });
-      cname.values = new Map([[keep, cname.values.get(keep)!]]);
+      cname.data = [cname.data[cname.keys.indexOf(keep)]!];
+      cname.keys = [keep];
     }
   }
 }
@@ -160,12 +169,13 @@ function makeZone(
   config: ZoneConfig,
   merged: Map<string, MergedSet>,
   serial: number,
+  hash: ReturnType<typeof createHash>,
 ): { zone: Zone; records: number } {
   const nodes = new Map<string, ZoneNode>();
   const nodeAt = (name: string): ZoneNode => {
     let node = nodes.get(name);
     if (!node) {
-      node = { name, rrsets: new Map(), wildcard: isWildcardName(name), cache: new Map() };
+      node = { name, rrsets: new Map(), wildcard: isWildcardName(name) };
       nodes.set(name, node);
     }
     return node;
@@ -201,28 +211,17 @@ function makeZone(
     a.name < b.name ? -1 : a.name > b.name ? 1 : a.type - b.type,
   );
   for (const set of ordered) {
+    // The fingerprint follows the sorted sets, so the order the sources delivered them is irrelevant.
+    hash.update(`${set.name} ${set.type} ${set.ttl} ${[...set.keys].sort().join(' ')}\n`);
     nodeAt(set.name).rrsets.set(set.type, {
       name: set.name,
       type: set.type,
       ttl: set.ttl,
-      data: [...set.values.values()],
+      data: set.data,
     });
-    records += set.values.size;
+    records += set.data.length;
     // RFC 4592 section 2.2.2 / RFC 8020: the names between a record and the apex exist (empty non-terminals).
     for (const between of namesBetween(set.name, config.name)) nodeAt(between);
   }
   return { zone: new Zone(config.name, nodes, soa), records };
-}
-
-function fingerprintZone(
-  hash: ReturnType<typeof createHash>,
-  config: ZoneConfig,
-  merged: Map<string, MergedSet>,
-): void {
-  hash.update(JSON.stringify(config));
-  const lines = [...merged.values()].map(
-    (s) => `${s.name} ${s.type} ${s.ttl} ${[...s.values.keys()].sort().join(' ')}`,
-  );
-  lines.sort();
-  for (const line of lines) hash.update(line).update('\n');
 }

@@ -14,7 +14,8 @@ export function parseValue(type: string, value: string): { type: number; data: R
     switch (type) {
       case 'A':
         if (!isIPv4(value)) throw new RecordError(`"${value}" is not an IPv4 address`);
-        return { type: T.A, data: { kind: 'bytes', bytes: Uint8Array.from(value.split('.').map(Number)) } };
+        // Buffer.from takes small buffers from a shared pool: no ArrayBuffer of its own per address.
+        return { type: T.A, data: { kind: 'bytes', bytes: Buffer.from(value.split('.').map(Number)) } };
       case 'AAAA':
         if (!isIPv6(value)) throw new RecordError(`"${value}" is not an IPv6 address`);
         return { type: T.AAAA, data: { kind: 'bytes', bytes: ipv6Bytes(value) } };
@@ -57,12 +58,12 @@ function txtBytes(value: string): Uint8Array {
   }
   const out = Buffer.concat(chunks);
   if (out.length > 65535) throw new RecordError('TXT value is longer than 65535 octets');
-  return new Uint8Array(out);
+  return out;
 }
 
 function ipv6Bytes(address: string): Uint8Array {
   let text = address;
-  const bytes = new Uint8Array(16);
+  const bytes = Buffer.alloc(16);
   // An embedded IPv4 tail ("::ffff:1.2.3.4") becomes two groups.
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4) {

@@ -14,11 +14,6 @@ export interface ZoneNode {
   rrsets: Map<number, RRset>;
   /** "*.<encloser>": its answers are synthesised for other names (RFC 4592). */
   wildcard: boolean;
-  /**
-   * Memo for the wire layer: encoded answers by query type, built when the zone is built (types
-   * present) or on first use (the rest). A new zone is built on every change, so it never goes stale.
-   */
-  cache: Map<number, object>;
 }
 
 export type Match =
@@ -56,13 +51,7 @@ export class Zone {
 
   /** Finds what answers `qname` (normalised, inside this zone): RFC 4592 section 3.3.1's closest encloser walk. */
   find(qname: string): Match {
-    const node = this.nodes.get(qname);
-    if (node) return { kind: 'exact', node };
-    let encloser = parentName(qname);
-    // Terminates: the apex is a node and qname is below it.
-    while (!this.nodes.has(encloser)) encloser = parentName(encloser);
-    const wildcard = this.nodes.get(encloser === '' ? '*' : `*.${encloser}`);
-    return wildcard ? { kind: 'wildcard', node: wildcard } : { kind: 'nxdomain' };
+    return closestMatch(this.nodes, qname);
   }
 
   /** The full answer to (qname, qtype), owner names as the zone stores them (lower case). */
@@ -110,6 +99,23 @@ export class Zone {
     const rest = this.answerFor(this.find(target), target, qtype, chain);
     return { rcode: rest.rcode, answer: [...answer, ...rest.answer], authority: rest.authority };
   }
+}
+
+/**
+ * RFC 4592 section 3.3.1 over any map of existing names (the zone's nodes, or the wire layer's
+ * encoded answers): the node at qname; else the wildcard at the closest encloser; else nothing.
+ * `nodes` must hold the apex, and qname must be at or below it.
+ */
+export function closestMatch<N>(
+  nodes: Map<string, N>,
+  qname: string,
+): { kind: 'exact' | 'wildcard'; node: N } | { kind: 'nxdomain' } {
+  const node = nodes.get(qname);
+  if (node !== undefined) return { kind: 'exact', node };
+  let encloser = parentName(qname);
+  while (!nodes.has(encloser)) encloser = parentName(encloser);
+  const wildcard = nodes.get(encloser === '' ? '*' : `*.${encloser}`);
+  return wildcard !== undefined ? { kind: 'wildcard', node: wildcard } : { kind: 'nxdomain' };
 }
 
 function positive(answer: RR[]): Answer {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { stringify } from 'yaml';
 import { exchange, startDnsServer, startNsd, type DnsProcess } from '../support/dns.js';
+import { eventually } from '../support/kube.js';
 import {
   asRecordSets,
   generateQueries,
@@ -81,7 +82,11 @@ describe('dns-server against NSD on one generated zone', () => {
         .map((s) => stringify(s))
         .join('---\n'),
     );
-    ours = await startDnsServer(['--zone', ZONE, '--records-file', file]);
+    ours = await startDnsServer(['--zone', ZONE, '--records-file', file], { health: true });
+    await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${ours.healthPort}/readyz`);
+      if (res.status !== 200) throw new Error(`readyz ${res.status}`);
+    });
     // NSD gets our SOA serial, so the SOA records compare equal.
     const soa = dnsPacket.decode(await exchange(ours.port, encode({ name: ZONE, type: 'SOA' }, 1), 'udp'));
     const serial = (soa.answers?.[0] as { data: { serial: number } }).data.serial;

@@ -132,6 +132,9 @@ export async function startNsd(
   verbosity: 1
   minimal-responses: ${opts.minimalResponses === false ? 'no' : 'yes'}
   refuse-any: no
+  # Response rate limiting is on by default (200 qps per client network): off, for tests and benchmarks.
+  rrl-ratelimit: 0
+  rrl-whitelist-ratelimit: 0
 remote-control:
   control-enable: no
 zone:
