@@ -78,7 +78,7 @@ export class Responder {
     this.zones = served.sort((a, b) => b.name.length - a.name.length);
   }
 
-  /** @param maxSize TCP_MAX over TCP; ignored over UDP, where EDNS decides */
+  /** The response to one message, if any: over UDP sized by EDNS (RFC 6891), over TCP up to 65,535 octets. */
   respond(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
     const parsed = parseQuery(msg);
     if (!parsed.ok) {

@@ -1,0 +1,62 @@
+import { duration, hostPort, parseFlags, usage, UsageError } from './flags.js';
+
+describe('flags', () => {
+  it('has defaults: zone xcc.test, Kubernetes mode when no records file, SOA from the zone', () => {
+    const c = parseFlags([])!;
+    expect(c.listen).toEqual({ host: '0.0.0.0', port: 53 });
+    expect(c.zones.map((z) => [z.name, z.mname, z.rname, z.nameServers, z.minimum])).toEqual([
+      ['xcc.test', 'ns1.xcc.test', 'hostmaster.xcc.test', ['ns1.xcc.test'], 30],
+    ]);
+    expect(c.kubernetes).toEqual({ kubeconfig: undefined, namespace: 'capi-dns', resyncMs: 300_000 });
+    expect(c.recordsFile).toBeUndefined();
+    expect(c.healthListen).toBeUndefined();
+  });
+
+  it('takes repeated zones, a records file alone, or both sources', () => {
+    const file = parseFlags([
+      '--zone',
+      'A.test.',
+      '--zone',
+      'b.test',
+      '--records-file',
+      'r.yaml',
+      '--listen',
+      '[::1]:5353',
+    ])!;
+    expect(file.zones.map((z) => z.name)).toEqual(['a.test', 'b.test']);
+    expect(file.kubernetes).toBeUndefined();
+    expect(file.listen).toEqual({ host: '::1', port: 5353 });
+    const both = parseFlags(['--records-file', 'r.yaml', '--kubeconfig', 'kc', '--namespace', 'x'])!;
+    expect(both.kubernetes?.kubeconfig).toBe('kc');
+    expect(both.kubernetes?.namespace).toBe('x');
+    expect(parseFlags(['--help'])).toBeUndefined();
+  });
+
+  it('rejects what it cannot use, saying which flag', () => {
+    expect(() => parseFlags(['--bogus'])).toThrow(UsageError);
+    expect(() => parseFlags(['--zone', 'bad name'])).toThrow(/--zone/);
+    expect(() => parseFlags(['--zone', 'a.test', '--zone', 'A.test'])).toThrow(/twice/);
+    expect(() => parseFlags(['--max-udp-size', '100'])).toThrow(/--max-udp-size/);
+    expect(() => parseFlags(['--tcp-idle-timeout', '10'])).toThrow(/duration/);
+    expect(() => hostPort('localhost', 'listen')).toThrow(/HOST:PORT/);
+    expect(duration('1.5s', 'x')).toBe(1500);
+  });
+
+  it('lists every flag in the usage text', () => {
+    for (const flag of [
+      '--listen',
+      '--zone',
+      '--records-file',
+      '--kubeconfig',
+      '--kubernetes',
+      '--namespace',
+      '--resync',
+      '--health-listen',
+      '--ns',
+      '--soa-minimum',
+      '--log-queries',
+      '--help',
+    ])
+      expect(usage()).toContain(flag);
+  });
+});
