@@ -71,12 +71,9 @@ export class GatewayDnsController {
     this.gatewayDns = new WatchedResource<Obj<GatewayDNS>>({
       kc,
       path: `/apis/${GROUP}/${VERSION}${within}/${GATEWAYDNS_PLURAL}`,
+      // Namespaced when --namespace is set, so that a namespace-only Role is enough.
       list: () =>
-        custom.listClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: GATEWAYDNS_PLURAL,
-        }) as Promise<KubernetesListObject<Obj<GatewayDNS>>>,
+        listCustom(GROUP, VERSION, GATEWAYDNS_PLURAL) as Promise<KubernetesListObject<Obj<GatewayDNS>>>,
       relistMs: opts.relistMs,
     });
     this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
