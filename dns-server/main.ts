@@ -1,12 +1,10 @@
 // dns-server: flags → components, nothing else.
-import { KubeConfig } from '@kubernetes/client-node';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
 import { startHttp } from './http.js';
 import { jsonLogger } from './log.js';
 import { Metrics } from './metrics.js';
 import { DnsServer } from './server.js';
 import { FileSource } from './sources/file.js';
-import { KubernetesSource } from './sources/kubernetes.js';
 import { RecordStore } from './store.js';
 import { Responder } from './wire/responder.js';
 
@@ -49,6 +47,9 @@ async function main(argv: string[]): Promise<void> {
     stops.push(() => file.stop());
   }
   if (config.kubernetes) {
+    // Loaded only in Kubernetes mode: the client library alone costs tens of megabytes resident.
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const { KubernetesSource } = await import('./sources/kubernetes.js');
     const kc = new KubeConfig();
     if (config.kubernetes.kubeconfig) kc.loadFromFile(config.kubernetes.kubeconfig);
     else kc.loadFromCluster();
