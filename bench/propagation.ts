@@ -6,7 +6,12 @@
 //   npm run build && node dist/bench/propagation.js [--clusters 2,10] [--changes 60]
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CustomObjectsApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  makeInformer,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { TestEnv } from '../test/support/testenv.js';
 import { apply, installCrds, readManifests } from '../test/support/kube.js';
 import { registerWorkloadCluster } from '../test/support/capi.js';
@@ -63,32 +68,33 @@ async function run(clusterCount: number, changes: number): Promise<void> {
         arrivals.set(`${name}|${value}`, performance.now());
         waiters.splice(0).forEach((w) => w());
       };
-      // Polling every 5 ms rather than a watch: with 10 clusters, client-node watches in this one
-      // process did not deliver every event (the operator's metrics showed the writes done).
-      let polling = true;
-      const poll = async () => {
-        while (polling) {
-          try {
-            seen(
-              (await custom.getNamespacedCustomObject({
-                group: 'connectivity.tanzu.vmware.com',
-                version: 'v1alpha1',
-                namespace: 'capi-dns',
-                plural: 'dnsrecordsets',
-                name: SET,
-              })) as RecordSetLike,
-            );
-          } catch {
-            // not there yet
-          }
-          await new Promise((r) => setTimeout(r, 5));
-        }
+      const informer = makeInformer<RecordSetLike>(
+        kc,
+        '/apis/connectivity.tanzu.vmware.com/v1alpha1/namespaces/capi-dns/dnsrecordsets',
+        () =>
+          custom.listNamespacedCustomObject({
+            group: 'connectivity.tanzu.vmware.com',
+            version: 'v1alpha1',
+            namespace: 'capi-dns',
+            plural: 'dnsrecordsets',
+          }) as Promise<KubernetesListObject<RecordSetLike>>,
+      );
+      const onObject = (obj: RecordSetLike) => {
+        if (obj.metadata?.name === SET) seen(obj);
       };
-      const done = poll();
+      informer.on('add', onObject);
+      informer.on('update', onObject);
+      let stopping = false;
+      // client-node's informer stops on any error but 410; a freshly established CRD answers 429
+      // ("storage is (re)initializing") for a moment, so start again, as the operator's WatchedResource does.
+      informer.on('error', () => {
+        if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
+      });
+      await informer.start();
       watches.push({
-        stop: async () => {
-          polling = false;
-          await done;
+        stop: () => {
+          stopping = true;
+          return informer.stop();
         },
       });
     }
