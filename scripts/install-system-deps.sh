@@ -3,7 +3,7 @@
 # the reference DNS server, dnsperf for load, curl. Installs only what is
 # missing, so a warm machine skips apt entirely.
 set -euo pipefail
-declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux)
+declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux [getent]=libc-bin)
 missing=()
 for cmd in "${!wants[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")
@@ -13,6 +13,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # A freshly installed nsd may have been started as a service on port 53, where the demo binds.
+  if pgrep -x nsd >/dev/null 2>&1; then service nsd stop >/dev/null 2>&1 || pkill -x nsd || true; fi
 fi
 # NSD is run by the tests and benchmarks on loopback ports, never as a service.
 if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nsd >/dev/null 2>&1 || true; fi

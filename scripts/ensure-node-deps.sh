@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the npm dependencies when they are missing or older than the lock
+# file, so that the README's commands work from a fresh clone. A no-op after
+# `npm ci` (which is what CI runs first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "installing npm dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund
+fi
