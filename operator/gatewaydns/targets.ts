@@ -3,7 +3,7 @@
 // one fixed field manager when something differs: a restart that computes the
 // same records writes nothing.
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { CONTROLLER_NAME, type DNSRecordSet } from '../../api/index.js';
+import { API_VERSION, CONTROLLER_NAME, type DNSRecordSet } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { canonical, withTimeout } from '../runtime/equal.js';
@@ -40,7 +40,10 @@ export class RecordSetWriter {
     const memoryKey = `${remote.key}|${name}`;
     const existingVersion = existing?.metadata?.resourceVersion ?? '';
     const last = this.lastWrite.get(memoryKey);
-    if (last && last.content === content && last.replacedVersion === existingVersion)
+    // Skip only while the cache still shows the very object our last write replaced (it lags behind
+    // that write). With nothing in the cache we cannot tell a lagging create from a set someone
+    // deleted, so apply again: server-side apply of unchanged content is a no-op for the object.
+    if (existing && last && last.content === content && last.replacedVersion === existingVersion)
       return { cluster, result: 'current' };
     try {
       await withTimeout(
@@ -72,7 +75,7 @@ export class RecordSetWriter {
     try {
       await withTimeout(
         remote.objects.delete({
-          apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+          apiVersion: API_VERSION,
           kind: 'DNSRecordSet',
           metadata: { name, namespace: this.opts.recordsNamespace },
         }),
