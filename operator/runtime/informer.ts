@@ -5,7 +5,8 @@
 // reachable. Its cache survives errors: an unreachable cluster keeps its last
 // known objects.
 import {
-  makeInformer,
+  ListWatch,
+  Watch,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -20,6 +21,8 @@ export interface WatchOptions<T extends KubernetesObject> {
   path: string;
   list: () => Promise<KubernetesListObject<T>>;
   labelSelector?: string;
+  /** e.g. metadata.name=coredns: one object instead of a whole namespace's worth of events. */
+  fieldSelector?: string;
   /** Full re-list period; each one is jittered by ±10 %. */
   relistMs?: number;
   minBackoffMs?: number;
@@ -46,7 +49,15 @@ export class WatchedResource<T extends KubernetesObject> {
   lastError?: string;
 
   constructor(private readonly opts: WatchOptions<T>) {
-    this.informer = makeInformer<T>(opts.kc, opts.path, opts.list, opts.labelSelector);
+    // What makeInformer builds, plus the field selector it does not pass on.
+    this.informer = new ListWatch<T>(
+      opts.path,
+      new Watch(opts.kc),
+      opts.list,
+      false,
+      opts.labelSelector,
+      opts.fieldSelector,
+    );
     for (const type of ['add', 'update', 'delete'] as const)
       this.informer.on(type, (obj: T) => {
         if (!this.stopped) this.changeListeners.forEach((l) => l(type, obj));
@@ -73,7 +84,7 @@ export class WatchedResource<T extends KubernetesObject> {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    void this.attempt();
+    this.retry();
   }
 
   async stop(): Promise<void> {
@@ -95,6 +106,11 @@ export class WatchedResource<T extends KubernetesObject> {
         resolve();
       });
     });
+  }
+
+  /** informer.start() can reject before its watch is set up (a kubeconfig without a cluster): that is a failure like any other. */
+  private retry(): void {
+    this.attempt().catch((err: unknown) => this.failed(err));
   }
 
   private async attempt(): Promise<void> {
@@ -121,7 +137,7 @@ export class WatchedResource<T extends KubernetesObject> {
     const min = this.opts.minBackoffMs ?? 250;
     const max = this.opts.maxBackoffMs ?? 5_000;
     const delay = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20)) * (0.8 + Math.random() * 0.4);
-    this.retryTimer = setTimeout(() => void this.attempt(), delay);
+    this.retryTimer = setTimeout(() => this.retry(), delay);
     this.retryTimer.unref();
   }
 
@@ -141,7 +157,7 @@ export class WatchedResource<T extends KubernetesObject> {
     await new Promise((r) => setTimeout(r, 100));
     // ListWatch keeps resourceVersion private; clearing it is the only way to ask it for a full list.
     (this.informer as unknown as { resourceVersion: string }).resourceVersion = '';
-    await this.attempt();
+    this.retry();
   }
 
   private markTried(): void {

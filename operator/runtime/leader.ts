@@ -4,6 +4,7 @@
 // (measured on its own clock, so clocks need not agree). A leader that cannot
 // renew within renewDeadline stops leading (the process exits), so two never act at once for long.
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { withTimeout } from './equal.js';
 import { errorText, httpStatus, type Logger } from './log.js';
 
 export interface LeaderElectionOptions {
@@ -43,11 +44,15 @@ export class LeaderElector {
       const tick = async () => {
         if (this.stopped) return;
         const wasLeading = this.leading;
-        const ok = await this.tryAcquireOrRenew().catch((err: unknown) => {
-          this.apiReachable = false;
-          this.opts.log.warn('leader election: lease request failed', { error: errorText(err) });
-          return false;
-        });
+        // Bounded like client-go's renew deadline: a hanging API server must not stall the loop, or
+        // this replica would go on leading after a standby has taken the lease over.
+        const ok = await withTimeout(this.tryAcquireOrRenew(), this.renewDeadlineMs, 'lease request').catch(
+          (err: unknown) => {
+            this.apiReachable = false;
+            this.opts.log.warn('leader election: lease request failed', { error: errorText(err) });
+            return false;
+          },
+        );
         if (ok) this.lastRenew = Date.now();
         if (ok && !wasLeading) {
           this.leading = true;
