@@ -41,9 +41,8 @@ async function main(): Promise<void> {
   const corefiles =
     flags.manageCorefiles || flags.cleanupCorefiles
       ? new CorefileController({
-          management: kc,
           clusters: controller.clusters,
-          namespace: flags.namespace,
+          clusterObjects: controller.clusterObjects,
           zone: flags.domainSuffix,
           recordsNamespace: flags.recordsNamespace,
           cleanup: flags.cleanupCorefiles,
@@ -51,15 +50,18 @@ async function main(): Promise<void> {
           log,
         })
       : undefined;
-  const elector = flags.leaderElect
-    ? new LeaderElector({
-        kc,
-        namespace: flags.leaderElectionNamespace,
-        name: flags.leaderElectionId,
-        identity: flags.identity,
-        log,
-      })
-    : undefined;
+  // The one-shot clean-up takes no lease: it is run with the operator scaled to zero (or it would
+  // be waiting for the lease the running operator holds, which would then put the blocks back).
+  const elector =
+    flags.leaderElect && !flags.cleanupCorefiles
+      ? new LeaderElector({
+          kc,
+          namespace: flags.leaderElectionNamespace,
+          name: flags.leaderElectionId,
+          identity: flags.identity,
+          log,
+        })
+      : undefined;
   const health = await startHealthServer({
     listen: flags.healthListen,
     ready: () => (elector && !elector.leading ? elector.apiReachable : controller.synced),
@@ -87,14 +89,16 @@ async function main(): Promise<void> {
     await elector.run(() => void shutdown('lost leadership', 1));
     metrics.leader = 1;
   }
-  await controller.start();
-  await corefiles?.start();
   if (flags.cleanupCorefiles && corefiles) {
-    await corefiles.settled(60_000);
-    const failed = [...corefiles.outcomes()].filter(([, outcome]) => outcome.startsWith('error'));
-    log.info('Corefile cleanup done', { outcomes: Object.fromEntries(corefiles.outcomes()) });
-    return shutdown('cleanup done', failed.length ? 1 : 0);
+    await controller.start({ reconcile: false });
+    corefiles.start();
+    const failing = await corefiles.settle(60_000);
+    if (failing.size) log.error('Corefile clean-up incomplete', { failing: Object.fromEntries(failing) });
+    else log.info('Corefile clean-up done');
+    return shutdown('clean-up done', failing.size ? 1 : 0);
   }
+  await controller.start();
+  corefiles?.start();
   log.info('reconciling', { domainSuffix: flags.domainSuffix, recordsNamespace: flags.recordsNamespace });
 }
 

@@ -71,14 +71,20 @@ export class RemoteCluster {
     return w;
   }
 
-  /** ConfigMaps of one namespace (kube-system, for CoreDNS's Corefile). */
-  configMapsIn(namespace: string): WatchedResource<V1ConfigMap> {
-    let w = this.configMaps.get(namespace);
+  /** One ConfigMap (kube-system/coredns, for CoreDNS's Corefile), watched alone. */
+  configMap(namespace: string, name: string): WatchedResource<V1ConfigMap> {
+    const key = `${namespace}/${name}`;
+    let w = this.configMaps.get(key);
     if (!w) {
-      w = this.watch('ConfigMap', `/api/v1/namespaces/${namespace}/configmaps`, () =>
-        this.core.listNamespacedConfigMap({ namespace }),
+      const fieldSelector = `metadata.name=${name}`;
+      w = this.watch(
+        'ConfigMap',
+        `/api/v1/namespaces/${namespace}/configmaps`,
+        () => this.core.listNamespacedConfigMap({ namespace, fieldSelector }),
+        undefined,
+        fieldSelector,
       );
-      this.configMaps.set(namespace, w);
+      this.configMaps.set(key, w);
     }
     return w;
   }
@@ -143,12 +149,14 @@ export class RemoteCluster {
     path: string,
     list: () => Promise<KubernetesListObject<T>>,
     labelSelector?: string,
+    fieldSelector?: string,
   ): WatchedResource<T> {
     const w = new WatchedResource<T>({
       kc: this.kc,
       path,
       list,
       labelSelector,
+      fieldSelector,
       relistMs: this.opts.relistMs,
     });
     w.onChange((type, object) => this.opts.onChange({ kind, type, object }));

@@ -1,20 +1,15 @@
-// Wires the Corefile reconciler: Cluster objects of the management cluster,
-// and in each workload cluster the CoreDNS ConfigMap and the dns-server
-// Service (watched through the shared ClusterCache), enqueue the cluster's
-// key; a work queue of its own runs the reconciles, so a slow Corefile write
-// never holds up record sets.
-import {
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+// Wires the Corefile reconciler: Cluster objects of the management cluster
+// (the informer the GatewayDNS controller already runs), and in each workload
+// cluster the CoreDNS ConfigMap and the dns-server Service (watched through
+// the shared ClusterCache), enqueue the cluster's key; a work queue of its own
+// runs the reconciles, so a slow Corefile write never holds up record sets.
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { DNS_SERVER_SERVICE } from '../../api/index.js';
 import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
 import type { EventRecorder } from '../runtime/events.js';
-import { WatchedResource } from '../runtime/informer.js';
+import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import { objectKey, WorkQueue } from '../runtime/workqueue.js';
 import {
   COREDNS_CONFIGMAP,
   COREDNS_NAMESPACE,
@@ -23,50 +18,26 @@ import {
 } from './reconciler.js';
 
 export interface CorefileControllerOptions {
-  management: KubeConfig;
   clusters: ClusterCache;
-  namespace?: string;
+  /** The management cluster's Clusters, started and owned by the GatewayDNS controller. */
+  clusterObjects: WatchedResource<CorefileCluster & KubernetesObject>;
   zone: string;
   recordsNamespace: string;
   cleanup: boolean;
   events: EventRecorder;
   log: Logger;
-  relistMs?: number;
 }
 
-type ClusterObj = CorefileCluster & KubernetesObject;
-
 export class CorefileController {
-  private readonly clusterObjects: WatchedResource<ClusterObj>;
   private readonly queue: WorkQueue;
   private readonly reconciler: CorefileReconciler;
+  /** Every cluster's last outcome: "patched", "current", "error: …". */
   private readonly results = new Map<string, string>();
-  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly opts: CorefileControllerOptions) {
-    const custom = opts.management.makeApiClient(CustomObjectsApi);
-    const ns = opts.namespace;
-    this.clusterObjects = new WatchedResource<ClusterObj>({
-      kc: opts.management,
-      path: `/apis/cluster.x-k8s.io/v1beta1${ns ? `/namespaces/${ns}` : ''}/clusters`,
-      list: () =>
-        (ns
-          ? custom.listNamespacedCustomObject({
-              group: 'cluster.x-k8s.io',
-              version: 'v1beta1',
-              namespace: ns,
-              plural: 'clusters',
-            })
-          : custom.listClusterCustomObject({
-              group: 'cluster.x-k8s.io',
-              version: 'v1beta1',
-              plural: 'clusters',
-            })) as Promise<KubernetesListObject<ClusterObj>>,
-      relistMs: opts.relistMs,
-    });
     this.reconciler = new CorefileReconciler({
       clusters: opts.clusters,
-      getCluster: (namespace, name) => this.clusterObjects.get(name, namespace),
+      getCluster: (namespace, name) => opts.clusterObjects.get(name, namespace),
       zone: opts.zone,
       recordsNamespace: opts.recordsNamespace,
       cleanup: opts.cleanup,
@@ -75,9 +46,7 @@ export class CorefileController {
     });
     this.queue = new WorkQueue(
       async (key) => {
-        const result = await this.reconciler.reconcile(key);
-        this.results.set(key, result);
-        this.notifyIfIdle();
+        this.results.set(key, await this.reconciler.reconcile(key));
       },
       {
         concurrency: 4,
@@ -86,41 +55,40 @@ export class CorefileController {
         onError: (key, err, retryInMs) => {
           this.results.set(key, `error: ${errorText(err)}`);
           opts.log.warn('Corefile reconcile failed', { cluster: key, error: errorText(err), retryInMs });
-          this.notifyIfIdle();
         },
       },
     );
-    this.clusterObjects.onChange((_type, c) => this.queue.add(keyOf(c)));
+    opts.clusterObjects.onChange((_type, c) => this.queue.add(objectKey(c)));
     opts.clusters.onEvent((event) => this.onClusterEvent(event));
   }
 
-  async start(): Promise<void> {
-    this.clusterObjects.start();
-    await this.clusterObjects.waitForFirstAttempt(30_000);
+  /** Call once the Cluster informer has synced (the GatewayDNS controller's start() waits for it). */
+  start(): void {
+    if (!this.opts.clusterObjects.synced)
+      throw new Error('Corefile controller: the Cluster informer has not synced');
     this.queue.start();
-    for (const c of this.clusterObjects.list()) this.queue.add(keyOf(c));
+    for (const c of this.opts.clusterObjects.list()) this.queue.add(objectKey(c));
   }
 
-  /** Every cluster's last outcome ("patched", "current", "error: …"): for --cleanup-corefiles and tests. */
-  outcomes(): ReadonlyMap<string, string> {
-    return this.results;
-  }
-
-  /** Resolves once every known cluster has an outcome (used by the one-shot cleanup). */
-  async settled(timeoutMs: number): Promise<void> {
+  /**
+   * For the one-shot clean-up: waits until every Cluster has been reconciled successfully (retries
+   * included), or the time is up; resolves with the clusters that still fail.
+   */
+  async settle(timeoutMs: number): Promise<Map<string, string>> {
     const deadline = Date.now() + timeoutMs;
-    while (this.clusterObjects.list().some((c) => !this.results.has(keyOf(c)))) {
-      if (Date.now() > deadline) throw new Error(`Corefile cleanup not finished after ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        this.idleWaiters.push(resolve);
-        setTimeout(resolve, 500).unref();
-      });
-    }
+    const failing = () =>
+      new Map(
+        this.opts.clusterObjects
+          .list()
+          .map((c) => [objectKey(c), this.results.get(objectKey(c)) ?? 'not reconciled yet'] as const)
+          .filter(([, outcome]) => outcome.startsWith('error') || outcome === 'not reconciled yet'),
+      );
+    while (failing().size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    return failing();
   }
 
   async stop(): Promise<void> {
     await this.queue.shutdown();
-    await this.clusterObjects.stop();
   }
 
   private onClusterEvent(event: ClusterEvent): void {
@@ -133,12 +101,4 @@ export class CorefileController {
       (kind === 'Service' && ns === this.opts.recordsNamespace && name === DNS_SERVER_SERVICE);
     if (relevant) this.queue.add(event.cluster);
   }
-
-  private notifyIfIdle(): void {
-    this.idleWaiters.splice(0).forEach((w) => w());
-  }
-}
-
-function keyOf(obj: KubernetesObject): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }

@@ -59,7 +59,7 @@ export class CorefileReconciler {
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);
 
     const services = remote.servicesIn(this.opts.recordsNamespace);
-    const configMaps = remote.configMapsIn(COREDNS_NAMESPACE);
+    const configMaps = remote.configMap(COREDNS_NAMESPACE, COREDNS_CONFIGMAP);
     const wait = this.opts.firstSyncTimeoutMs ?? 10_000;
     await Promise.all([services.waitForFirstAttempt(wait), configMaps.waitForFirstAttempt(wait)]);
     for (const w of [services, configMaps])

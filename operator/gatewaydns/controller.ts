@@ -16,6 +16,7 @@ import {
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
+  kubeconfigSecretName,
   type GatewayDNS,
 } from '../../api/index.js';
 import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
@@ -23,7 +24,7 @@ import type { EventRecorder } from '../runtime/events.js';
 import { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import { objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
 
 export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
@@ -48,7 +49,8 @@ type Obj<T> = T & KubernetesObject;
 export class GatewayDnsController {
   readonly clusters: ClusterCache;
   private readonly gatewayDns: WatchedResource<Obj<GatewayDNS>>;
-  private readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
+  /** Cluster API Clusters of the management cluster; shared with the Corefile controller. */
+  readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
   private readonly secrets: WatchedResource<V1Secret>;
   private readonly queue: WorkQueue;
   private readonly reconciler: GatewayDnsReconciler;
@@ -123,8 +125,12 @@ export class GatewayDnsController {
     this.wire();
   }
 
-  /** Starts the informers, waits for their first lists, then starts reconciling. */
-  async start(syncTimeoutMs = 30_000): Promise<void> {
+  /**
+   * Starts the informers and waits for their first lists, then starts reconciling unless told not
+   * to (a one-shot Corefile clean-up needs the clients and Clusters, not the reconciles).
+   */
+  async start(opts: { reconcile?: boolean; syncTimeoutMs?: number } = {}): Promise<void> {
+    const syncTimeoutMs = opts.syncTimeoutMs ?? 30_000;
     for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) w.start();
     const began = Date.now();
     for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) {
@@ -135,6 +141,7 @@ export class GatewayDnsController {
         if (!w.synced) await new Promise((r) => setTimeout(r, 200));
       }
     }
+    if (opts.reconcile === false) return;
     this.queue.start();
     this.enqueueAll();
     const resync = this.opts.resyncMs ?? 10 * 60_000;
@@ -179,7 +186,7 @@ export class GatewayDnsController {
 
   private wire(): void {
     this.gatewayDns.onChange((type, gw) => {
-      const key = keyOf(gw);
+      const key = objectKey(gw);
       const signature = `${gw.metadata?.generation}|${gw.metadata?.deletionTimestamp ?? ''}|${(gw.metadata?.finalizers ?? []).join()}`;
       if (type === 'update' && this.seenSpec.get(key) === signature) return;
       if (type === 'delete') this.seenSpec.delete(key);
@@ -195,7 +202,7 @@ export class GatewayDnsController {
     });
     this.secrets.onChange((_type, secret) => {
       const cluster = secret.metadata?.labels?.[CLUSTER_NAME_LABEL];
-      if (cluster && secret.metadata?.name === `${cluster}-kubeconfig`)
+      if (cluster && secret.metadata?.name === kubeconfigSecretName(cluster))
         this.clusters.secretChanged(secret.metadata.namespace ?? '', cluster);
     });
     this.clusters.onEvent((event) => this.onClusterEvent(event));
@@ -203,8 +210,10 @@ export class GatewayDnsController {
 
   private onClusterEvent(event: ClusterEvent): void {
     const namespace = event.cluster.split('/')[0] ?? '';
-    this.updateReachability();
-    if (event.type !== 'change') return this.enqueueNamespace(namespace);
+    if (event.type !== 'change') {
+      this.updateReachability();
+      return this.enqueueNamespace(namespace);
+    }
     const { kind, object } = event.change;
     const now = Date.now();
     const mark = (key: string) => {
@@ -214,12 +223,13 @@ export class GatewayDnsController {
     switch (kind) {
       case 'Service': {
         const service = `${object.metadata?.namespace}/${object.metadata?.name}`;
-        for (const gw of this.gatewayDns.list(namespace)) if (gw.spec?.service === service) mark(keyOf(gw));
+        for (const gw of this.gatewayDns.list(namespace))
+          if (gw.spec?.service === service) mark(objectKey(gw));
         break;
       }
       case 'Node':
         for (const gw of this.gatewayDns.list(namespace))
-          if (gw.spec?.resolutionType === 'nodePort') mark(keyOf(gw));
+          if (gw.spec?.resolutionType === 'nodePort') mark(objectKey(gw));
         break;
       case 'Namespace':
         if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);
@@ -241,14 +251,10 @@ export class GatewayDnsController {
   }
 
   private enqueueNamespace(namespace: string): void {
-    for (const gw of this.gatewayDns.list(namespace)) this.queue.add(keyOf(gw));
+    for (const gw of this.gatewayDns.list(namespace)) this.queue.add(objectKey(gw));
   }
 
   private enqueueAll(): void {
-    for (const gw of this.gatewayDns.list()) this.queue.add(keyOf(gw));
+    for (const gw of this.gatewayDns.list()) this.queue.add(objectKey(gw));
   }
-}
-
-function keyOf(obj: KubernetesObject): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }

@@ -30,7 +30,9 @@ export interface ClusterObject {
   metadata: {
     name: string;
     namespace?: string;
+    uid?: string;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
     deletionTimestamp?: unknown;
   };
 }
@@ -49,8 +51,6 @@ export interface ReconcilerOptions {
   log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** Called after each reconcile with the clusters a GatewayDNS selects (empty once it is gone). */
-  onSelection?: (gatewayDnsKey: string, clusters: string[]) => void;
 }
 
 export interface ReconcileSummary {
@@ -84,7 +84,6 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
-      this.opts.onSelection?.(key, []);
       return this.withdraw(namespace, name, targets, log);
     }
     if (gw.metadata.deletionTimestamp) {
@@ -95,7 +94,6 @@ export class GatewayDnsReconciler {
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
       );
       this.sources.forget(key);
-      this.opts.onSelection?.(key, []);
       this.opts.events.normal(
         gw,
         'Withdrawn',
@@ -136,7 +134,6 @@ export class GatewayDnsReconciler {
         now,
       }),
     );
-    this.opts.onSelection?.(key, selected);
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(

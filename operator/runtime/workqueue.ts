@@ -5,6 +5,11 @@
 
 export class TerminalError extends Error {}
 
+/** The queue key of a namespaced object: "namespace/name", as controller-runtime's NamespacedName. */
+export function objectKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
 export interface Outcome {
   /** Handle the key again after this many milliseconds, even on success. */
   requeueAfterMs?: number;
