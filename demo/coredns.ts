@@ -4,11 +4,10 @@
 // so only the operator's patch of that ConfigMap makes it forward the zone.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { COREDNS_CONFIGMAP, COREDNS_NAMESPACE } from '../operator/corefile/reconciler.js';
+import { WatchedResource } from '../operator/runtime/informer.js';
 import type { ProcessGroup, ManagedProcess } from './processes.js';
-
-export const COREDNS_NAMESPACE = 'kube-system';
-export const COREDNS_CONFIGMAP = 'coredns';
 
 /**
  * The Corefile a kubeadm cluster starts with, changed only where one machine
@@ -63,7 +62,6 @@ export async function startCoreDns(
   await ensureCoreDnsConfigMap(opts.kc, opts.corefile);
   const api = opts.kc.makeApiClient(CoreV1Api);
   const project = (cm: V1ConfigMap) => {
-    if (cm.metadata?.name !== COREDNS_CONFIGMAP) return;
     const text = cm.data?.Corefile;
     if (text === undefined) return;
     // Atomic replace: CoreDNS's reload plugin must never read half a file.
@@ -71,25 +69,22 @@ export async function startCoreDns(
     renameSync(`${corefilePath}.tmp`, corefilePath);
   };
   project(await api.readNamespacedConfigMap({ name: COREDNS_CONFIGMAP, namespace: COREDNS_NAMESPACE }));
-  // makeInformer takes no field selector: watch kube-system, keep only ours.
-  const informer = makeInformer(opts.kc, `/api/v1/namespaces/${COREDNS_NAMESPACE}/configmaps`, () =>
-    api.listNamespacedConfigMap({ namespace: COREDNS_NAMESPACE }),
-  );
-  informer.on('add', project);
-  informer.on('update', project);
-  let stopped = false;
-  // The projection outlives API server restarts: a watch error restarts it.
-  informer.on('error', () => {
-    if (!stopped) setTimeout(() => !stopped && void informer.start().catch(() => undefined), 1000);
+  // The operator's informer wrapper: it restarts after errors, so the projection outlives API server restarts.
+  const fieldSelector = `metadata.name=${COREDNS_CONFIGMAP}`;
+  const configMap = new WatchedResource<V1ConfigMap>({
+    kc: opts.kc,
+    path: `/api/v1/namespaces/${COREDNS_NAMESPACE}/configmaps`,
+    list: () => api.listNamespacedConfigMap({ namespace: COREDNS_NAMESPACE, fieldSelector }),
+    fieldSelector,
   });
-  await informer.start();
+  configMap.onChange((type, cm) => type !== 'delete' && project(cm));
+  configMap.start();
   const process = group.start(`coredns-${opts.cluster}`, opts.binary, ['-conf', corefilePath]);
   return {
     process,
     corefilePath,
     async stop() {
-      stopped = true;
-      await informer.stop();
+      await configMap.stop();
       await group.stop(process);
     },
   };
