@@ -112,6 +112,7 @@ export class ClusterCache {
   /** The Cluster is gone. */
   remove(namespace: string, cluster: string): void {
     const key = clusterKey(namespace, cluster);
+    this.problems.delete(key);
     const entry = this.entries.get(key);
     if (entry) this.drop(key, entry);
   }

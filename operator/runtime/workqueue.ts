@@ -107,6 +107,12 @@ export class WorkQueue {
     try {
       const outcome = await this.handler(key);
       this.failures.delete(key);
+      // A retry scheduled by an earlier failure has nothing left to do.
+      const pending = this.timers.get(key);
+      if (pending) {
+        clearTimeout(pending.timer);
+        this.timers.delete(key);
+      }
       if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
     } catch (err) {
       if (err instanceof TerminalError) {
