@@ -1,7 +1,6 @@
 // Runs capi-dns-controller as a child process (node dist/operator/main.js),
 // as it runs in production, and helpers to drive and read what it acts on.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import {
   CoreV1Api,
@@ -12,6 +11,7 @@ import {
   type V1LoadBalancerIngress,
 } from '@kubernetes/client-node';
 import { repoRoot } from './paths.js';
+import { freePort } from './dns.js';
 import { eventually, statusCode } from './kube.js';
 import { ensureNamespace } from './capi.js';
 
@@ -23,17 +23,6 @@ export interface OperatorProcess {
   stop(): Promise<void>;
   /** SIGKILL: a crash, the Lease is not released. */
   kill(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startOperator(kubeconfigPath: string, args: string[] = []): Promise<OperatorProcess> {
@@ -66,11 +55,20 @@ export async function startOperator(kubeconfigPath: string, args: string[] = [])
     await exited;
     clearTimeout(timer);
   };
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`operator exited: ${logs.slice(-5).join('\n')}`);
-    const res = await fetch(`http://${health}/healthz`);
-    if (!res.ok) throw new Error(`healthz ${res.status}`);
-  }, 15_000);
+  try {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`operator exited: ${logs.slice(-5).join('\n')}`);
+      const res = await fetch(`http://${health}/healthz`);
+      if (!res.ok) throw new Error(`healthz ${res.status}`);
+    }, 15_000);
+  } catch (err) {
+    // Not healthy in time: do not leave the process running behind the failed test.
+    await signal('SIGKILL');
+    const tail = [...logs, ...(partial ? [partial] : [])].slice(-20).join('\n');
+    throw new Error(
+      `operator did not become healthy on ${health}: ${err instanceof Error ? err.message : String(err)}\n--- last lines of its log ---\n${tail}`,
+    );
+  }
   return { child, health, logs, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
