@@ -11,7 +11,7 @@ import {
 } from '@kubernetes/client-node';
 import { registerWorkloadCluster, writeKubeconfigSecret } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
-import { apply, eventually } from '../support/kube.js';
+import { apply, eventually, statusCode } from '../support/kube.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 import {
   deleteGatewayDns,
@@ -143,85 +143,109 @@ describe('capi-dns-controller on the shared environment', () => {
     const { readFileSync } = await import('node:fs');
     const text = readFileSync(good, 'utf8');
     // A kubeconfig pointing nowhere: the operator must drop its cached client and show the cluster unreachable.
-    await writeKubeconfigSecret(
-      management,
-      { namespace: NS, cluster: 'cluster-a' },
-      text.replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:1'),
-    );
-    const gw = await waitForReady(management, NS, GW_NAME, 'ClusterUnreachable');
-    const a = gw.status?.clusters?.find((c) => c.cluster === 'cluster-a');
-    expect(a?.state).toBe('Unreachable');
-    expect(a?.addresses).toEqual(['127.0.10.2']);
-    // Last known addresses stay published in the reachable cluster.
-    await waitForRecords(clusterB, SET, [
-      `${A} A 127.0.10.2`,
-      `${B} CNAME lb-b.example.com`,
-      `${ANY} A 127.0.10.2`,
-    ]);
-    await writeKubeconfigSecret(management, { namespace: NS, cluster: 'cluster-a' }, text);
+    try {
+      await writeKubeconfigSecret(
+        management,
+        { namespace: NS, cluster: 'cluster-a' },
+        text.replace(/server: https:\/\/127\.0\.0\.1:\d+/, 'server: https://127.0.0.1:1'),
+      );
+      const gw = await waitForReady(management, NS, GW_NAME, 'ClusterUnreachable');
+      const a = gw.status?.clusters?.find((c) => c.cluster === 'cluster-a');
+      expect(a?.state).toBe('Unreachable');
+      expect(a?.addresses).toEqual(['127.0.10.2']);
+      // Last known addresses stay published in the reachable cluster.
+      await waitForRecords(clusterB, SET, [
+        `${A} A 127.0.10.2`,
+        `${B} CNAME lb-b.example.com`,
+        `${ANY} A 127.0.10.2`,
+      ]);
+    } finally {
+      // Also when the test fails: the tests after this one need a working kubeconfig.
+      await writeKubeconfigSecret(management, { namespace: NS, cluster: 'cluster-a' }, text);
+    }
     await setLoadBalancer(clusterA, SVC_NS, 'envoy', [{ ip: '127.0.10.3' }]);
     await bothHave([`${A} A 127.0.10.3`, `${B} CNAME lb-b.example.com`, `${ANY} A 127.0.10.3`]);
     await waitForReady(management, NS, GW_NAME, 'Ready');
   });
 
   it('publishes node addresses and SRV records for nodePort', async () => {
-    const core = clusterA.makeApiClient(CoreV1Api);
-    for (const [name, ip, ready] of [
-      ['op-walk-node-1', '127.0.11.1', 'True'],
-      ['op-walk-node-2', '127.0.11.2', 'True'],
-      ['op-walk-node-3', '127.0.11.3', 'False'],
-    ] as const) {
-      await core
-        .createNode({ body: { metadata: { name, labels: { 'op-walk': 'true' } } } })
-        .catch(() => undefined);
-      await core.replaceNodeStatus({
-        name,
-        body: {
-          metadata: { name },
-          status: {
-            addresses: [{ type: 'InternalIP', address: ip }],
-            conditions: [
-              {
-                type: 'Ready',
-                status: ready,
-                reason: 'Test',
-                message: '',
-                lastHeartbeatTime: new Date(),
-                lastTransitionTime: new Date(),
-              },
-            ],
+    const coreA = clusterA.makeApiClient(CoreV1Api);
+    const coreB = clusterB.makeApiClient(CoreV1Api);
+    // Each workload cluster is an API server of its own, without kubelets: these are its only Nodes.
+    const nodes = [
+      [coreA, 'op-walk-node-1', '127.0.11.1', 'True'],
+      [coreA, 'op-walk-node-2', '127.0.11.2', 'True'],
+      [coreA, 'op-walk-node-3', '127.0.11.3', 'False'],
+      [coreB, 'op-walk-node-b1', '127.0.11.4', 'True'],
+    ] as const;
+    try {
+      for (const [core, name, ip, ready] of nodes) {
+        try {
+          await core.createNode({ body: { metadata: { name, labels: { 'op-walk': 'true' } } } });
+        } catch (err) {
+          // Left over from an earlier run: its status is set again below.
+          if (statusCode(err) !== 409) throw err;
+        }
+        await core.replaceNodeStatus({
+          name,
+          body: {
+            metadata: { name },
+            status: {
+              addresses: [{ type: 'InternalIP', address: ip }],
+              conditions: [
+                {
+                  type: 'Ready',
+                  status: ready,
+                  reason: 'Test',
+                  message: '',
+                  lastHeartbeatTime: new Date(),
+                  lastTransitionTime: new Date(),
+                },
+              ],
+            },
           },
-        },
-      });
-    }
-    await apply(management, [
-      gatewayDns('node-ports', {
-        clusterSelector: { matchExpressions: [{ key: 'hasContour', operator: 'Exists' }] },
-        service: `${SVC_NS}/envoy`,
-        resolutionType: 'nodePort',
-        gatewayLabel: 'np',
-        nodeAddressTypes: ['InternalIP'],
-      }),
-    ]);
-    const svc = await core.readNamespacedService({ name: 'envoy', namespace: SVC_NS });
-    const port = svc.spec?.ports?.[0]?.nodePort;
-    const base = `np.cluster-a.${NS}.clusters.xcc.test`;
-    // Every workload cluster shares the node list here only if it is the same API server: cluster-b has none of these nodes.
-    const want = [
-      `*.${base} A 127.0.11.1,127.0.11.2`,
-      `${base} A 127.0.11.1,127.0.11.2`,
-      `_https._tcp.${base} SRV 0 0 ${port} ${base}.`,
-      `*.np.${NS}.clusters.xcc.test A 127.0.11.1,127.0.11.2`,
-      `_https._tcp.np.${NS}.clusters.xcc.test SRV 0 0 ${port} ${base}.`,
-    ];
-    const nodesB = await clusterB.makeApiClient(CoreV1Api).listNode();
-    if (nodesB.items.length === 0) {
+        });
+      }
+      await apply(management, [
+        gatewayDns('node-ports', {
+          clusterSelector: { matchExpressions: [{ key: 'hasContour', operator: 'Exists' }] },
+          service: `${SVC_NS}/envoy`,
+          resolutionType: 'nodePort',
+          gatewayLabel: 'np',
+          nodeAddressTypes: ['InternalIP'],
+        }),
+      ]);
+      const nodePort = async (core: CoreV1Api) =>
+        (await core.readNamespacedService({ name: 'envoy', namespace: SVC_NS })).spec?.ports?.[0]?.nodePort;
+      const portA = await nodePort(coreA);
+      const portB = await nodePort(coreB);
+      expect(portA).toBeDefined();
+      expect(portB).toBeDefined();
+      const baseA = `np.cluster-a.${NS}.clusters.xcc.test`;
+      const baseB = `np.cluster-b.${NS}.clusters.xcc.test`;
+      const any = `np.${NS}.clusters.xcc.test`;
+      // Only Ready nodes; the cluster-independent names gather both clusters.
+      const want = [
+        `*.${baseA} A 127.0.11.1,127.0.11.2`,
+        `${baseA} A 127.0.11.1,127.0.11.2`,
+        `_https._tcp.${baseA} SRV 0 0 ${portA} ${baseA}.`,
+        `*.${baseB} A 127.0.11.4`,
+        `${baseB} A 127.0.11.4`,
+        `_https._tcp.${baseB} SRV 0 0 ${portB} ${baseB}.`,
+        `*.${any} A 127.0.11.1,127.0.11.2,127.0.11.4`,
+        `_https._tcp.${any} SRV ${[`0 0 ${portA} ${baseA}.`, `0 0 ${portB} ${baseB}.`].sort().join(',')}`,
+      ];
       await waitForRecords(clusterA, `${NS}.node-ports`, want);
       await waitForRecords(clusterB, `${NS}.node-ports`, want);
+    } finally {
+      await deleteGatewayDns(management, NS, 'node-ports').catch((err: unknown) => {
+        if (statusCode(err) !== 404) throw err;
+      });
+      for (const [core, name] of nodes)
+        await core.deleteNode({ name }).catch((err: unknown) => {
+          if (statusCode(err) !== 404) throw err;
+        });
     }
-    await deleteGatewayDns(management, NS, 'node-ports');
-    for (const n of ['op-walk-node-1', 'op-walk-node-2', 'op-walk-node-3'])
-      await core.deleteNode({ name: n });
   });
 
   it('reports a conflict on the newer GatewayDNS and lets neither overwrite the other', async () => {
@@ -250,11 +274,21 @@ describe('capi-dns-controller on the shared environment', () => {
       NS,
       '--no-leader-elect',
     ]);
+    // Every GatewayDNS of the namespace has been taken up by the new operator before comparing.
+    const gatewayDnsCount = (
+      (await management.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+        group: 'connectivity.tanzu.vmware.com',
+        version: 'v1alpha1',
+        namespace: NS,
+        plural: 'gatewaydns',
+      })) as { items: unknown[] }
+    ).items.length;
+    expect(gatewayDnsCount).toBeGreaterThan(0);
     await eventually(async () => {
-      const m = await metricsOf(op);
-      if ((m['capi_dns_reconciles_total'] ?? 0) < 1) throw new Error('no reconcile yet');
+      const reconciles = (await metricsOf(op))['capi_dns_reconciles_total'] ?? 0;
+      if (reconciles < gatewayDnsCount)
+        throw new Error(`${reconciles} reconciles so far, want at least ${gatewayDnsCount}`);
     });
-    await new Promise((r) => setTimeout(r, 1500));
     expect([await versions(clusterA), await versions(clusterB)]).toEqual(before);
     expect((await readGatewayDns(management, NS, GW_NAME))?.status).toEqual(gwBefore?.status);
     expect((await metricsOf(op))['capi_dns_recordsets_written_total']).toBe(0);
