@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { CustomObjectsApi, CoreV1Api } from '@kubernetes/client-node';
 import { addressesFor, KUARD_NAME, NAMESPACE, Walkthrough } from '../../demo/walkthrough.js';
 import { eventually } from '../support/kube.js';
+import { metricsAt } from '../support/operator.js';
 import { startCluster, stopCluster } from '../support/testenv.js';
 
 const run = promisify(execFile);
@@ -141,8 +142,17 @@ describe('the walkthrough, end to end', () => {
     const before = await eventually(versions, 30_000, 200);
     expect(Object.keys(before).length).toBeGreaterThanOrEqual(4);
     await w.restartOperator();
-    // Give the new leader time to reconcile everything it owns.
-    await new Promise((r) => setTimeout(r, 5000));
+    // The new leader has reconciled the GatewayDNS (the counter counts reconciles started) ...
+    await eventually(
+      async () => {
+        const reconciles = (await metricsAt(addresses.operatorHealth))['capi_dns_reconciles_total'] ?? 0;
+        if (reconciles < 1) throw new Error('the restarted operator has reconciled no GatewayDNS yet');
+      },
+      30_000,
+      100,
+    );
+    // ... and its Corefile controller, started right after, has had a moment for both clusters.
+    await new Promise((r) => setTimeout(r, 1000));
     expect(await eventually(versions, 30_000, 200)).toEqual(before);
   });
 

@@ -73,7 +73,12 @@ export async function startOperator(kubeconfigPath: string, args: string[] = [])
 }
 
 export async function metricsOf(op: OperatorProcess): Promise<Record<string, number>> {
-  const text = await (await fetch(`http://${op.health}/metrics`)).text();
+  return metricsAt(op.health);
+}
+
+/** The operator's /metrics at host:port (its --health-listen) as "name{labels}" → value. */
+export async function metricsAt(health: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://${health}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
     const m = /^([a-z_]+(?:\{[^}]*\})?) ([-0-9.e+]+)$/.exec(line);
