@@ -11,7 +11,12 @@ import { TestEnv } from '../test/support/testenv.js';
 import { installCrds, readManifests, eventually } from '../test/support/kube.js';
 import { registerWorkloadCluster } from '../test/support/capi.js';
 import { binPath, repoRoot } from '../test/support/paths.js';
-import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
+import {
+  DEFAULT_RECORDS_NAMESPACE,
+  DEFAULT_ZONE,
+  DNS_SERVER_SERVICE,
+  FORWARD_ADDRESS_ANNOTATION,
+} from '../api/index.js';
 import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processes.js';
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
@@ -22,14 +27,6 @@ export const MANAGEMENT = 'management';
 export const NAMESPACE = 'dev-team';
 export const CLUSTERS = ['cluster-a', 'cluster-b'] as const;
 export const KUARD_NAME = `kuard.gateway.cluster-a.${NAMESPACE}.clusters.${DEFAULT_ZONE}`;
-/** The dns-server Service that config/workload creates in each workload cluster. */
-export const DNS_SERVER_SERVICE = 'capi-dns-server';
-/**
- * Tells the operator where CoreDNS should forward the zone when the Service's
- * cluster IP is not reachable from CoreDNS (here: both clusters share one
- * service CIDR on one machine, so cluster IPs mean nothing).
- */
-export const FORWARD_ADDRESS_ANNOTATION = 'connectivity.tanzu.vmware.com/forward-address';
 
 /** Loopback addresses of one run; the demo and the e2e test use different ones so both can run at once. */
 export interface Addresses {
@@ -90,6 +87,7 @@ export class Walkthrough {
   operator?: ManagedProcess;
   kuard?: Kuard;
   readonly workloads = new Map<string, WorkloadParts>();
+  private readonly coreDnsProcesses: CoreDnsProcess[] = [];
   private management?: Kubectl;
   private stepNo = 0;
 
@@ -272,6 +270,8 @@ export class Walkthrough {
       corefile: initialCorefile(coreDnsAddress, kubeconfig),
       binary: binPath('coredns'),
     });
+    // Known to stop() from here on, even if a later part of this step fails.
+    this.coreDnsProcesses.push(coreDns);
     await kubectl.run(['apply', '--server-side', '-k', path.join(root, 'config', 'workload')]);
     await kubectl.run([
       '-n',
@@ -327,7 +327,10 @@ export class Walkthrough {
 
   /** Stops every process and the test environment; removes the files unless asked to keep the logs. */
   async stop(opts: { keepLogs?: boolean } = {}): Promise<void> {
-    for (const w of this.workloads.values()) await w.coreDns.stop().catch(() => undefined);
+    for (const c of this.coreDnsProcesses)
+      await c
+        .stop()
+        .catch((err: unknown) => process.stderr.write(`walkthrough: stopping CoreDNS: ${String(err)}\n`));
     await this.processes.stopAll();
     await this.kuard?.close();
     await this.env?.stop();
