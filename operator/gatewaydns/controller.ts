@@ -166,7 +166,6 @@ export class GatewayDnsController {
 
   private async handle(key: string): Promise<void> {
     const began = Date.now();
-    this.opts.metrics.reconciles++;
     const since = this.pendingSince.get(key);
     this.pendingSince.delete(key);
     try {
@@ -181,6 +180,9 @@ export class GatewayDnsController {
     } catch (err) {
       this.opts.metrics.reconcileErrors++;
       throw err;
+    } finally {
+      // Counted when done, as controller-runtime counts them: a count that has reached N means N have finished.
+      this.opts.metrics.reconciles++;
     }
   }
 

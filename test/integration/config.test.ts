@@ -255,6 +255,7 @@ describe('RBAC, as the API server authorizes it', () => {
     [true, 'create leases.coordination.k8s.io -n capi-dns-system'],
     [true, 'update leases.coordination.k8s.io/capi-dns-controller -n capi-dns-system'],
     [false, 'update leases.coordination.k8s.io/someone-else -n capi-dns-system'],
+    [false, 'patch leases.coordination.k8s.io/capi-dns-controller -n capi-dns-system'],
     [false, 'create leases.coordination.k8s.io -n kube-system'],
     [false, 'list configmaps -n kube-system'],
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
