@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CustomObjectsApi, CoreV1Api } from '@kubernetes/client-node';
 import { addressesFor, KUARD_NAME, NAMESPACE, Walkthrough } from '../../demo/walkthrough.js';
+import { parseDig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import { metricsAt } from '../support/operator.js';
 import { startCluster, stopCluster } from '../support/testenv.js';
@@ -18,26 +19,16 @@ interface DigAnswer {
   addresses: string[];
 }
 
-/** One real dig query; the status from the header, the A/AAAA/CNAME data of the answer. */
+/** One real dig query through a cluster's CoreDNS; the status and the A/AAAA data of the answer. */
 async function dig(server: string, name: string): Promise<DigAnswer> {
-  const { stdout } = await run('dig', [
-    `@${server}`,
-    name,
-    '+tries=1',
-    '+time=2',
-    '+noall',
-    '+comments',
-    '+answer',
-  ]);
-  const status = /status: (\w+)/.exec(stdout)?.[1] ?? 'NONE';
-  const answers = stdout
-    .split('\n')
-    .filter((l) => l && !l.startsWith(';'))
-    .map((l) => l.split(/\s+/))
+  const { stdout } = await run('dig', [`@${server}`, name, '+tries=1', '+time=2']);
+  const result = parseDig(stdout);
+  const addresses = result.answer
+    .map((l) => l.split(' '))
     .filter((f) => f[3] === 'A' || f[3] === 'AAAA')
     .map((f) => f[4] ?? '')
     .sort();
-  return { status, addresses: answers };
+  return { status: result.status, addresses };
 }
 
 async function expectAnswer(server: string, name: string, want: string[], timeoutMs = 10_000): Promise<void> {
