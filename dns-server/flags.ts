@@ -18,6 +18,8 @@ export interface Config {
   debounceMs: number;
   logLevel: Level;
   logQueries: boolean;
+  /** Processes answering queries on the shared sockets (cluster module); 1: this process alone. */
+  workers: number;
 }
 
 const FLAGS = {
@@ -69,6 +71,11 @@ const FLAGS = {
   },
   'log-level': { type: 'string', default: 'info', help: 'debug, info, warn or error' },
   'log-queries': { type: 'boolean', help: 'log every query (costly; for debugging)' },
+  workers: {
+    type: 'string',
+    default: '1',
+    help: 'processes answering on the shared sockets; above 1 the first process builds and they answer',
+  },
   help: { type: 'boolean', short: 'h', help: 'print this help' },
 } as const;
 
@@ -176,6 +183,7 @@ export function parseFlags(argv: string[]): Config | undefined {
     debounceMs: duration(str('debounce')!, 'debounce'),
     logLevel: level,
     logQueries: Boolean(values['log-queries']),
+    workers: int('workers', 1, 64),
   };
 }
 

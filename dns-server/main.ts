@@ -1,4 +1,8 @@
-// dns-server: flags → components, nothing else.
+// dns-server: flags → components, nothing else. With --workers N the first
+// process runs the sources, the builds and HTTP, and N cluster workers share
+// the UDP and TCP sockets and answer from the data it sends them.
+import cluster from 'node:cluster';
+import { inProcessBuilder, workerBuilder, type Builder } from './builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
 import { startHttp } from './http.js';
 import { jsonLogger } from './log.js';
@@ -7,6 +11,13 @@ import { DnsServer } from './server.js';
 import { FileSource } from './sources/file.js';
 import { RecordStore } from './store.js';
 import { Responder } from './wire/responder.js';
+import type { ServedData } from './wire/served.js';
+import type { Logger } from './log.js';
+import type { QueryCounters } from './metrics.js';
+
+type ToAnswerer = { type: 'served'; served: ServedData };
+type FromAnswerer =
+  { type: 'want-data' } | { type: 'listening'; port: number } | { type: 'counters'; counters: QueryCounters };
 
 async function main(argv: string[]): Promise<void> {
   let config: Config | undefined;
@@ -21,29 +32,38 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(usage());
     return;
   }
+  if (cluster.isWorker) return answerer(config);
   const log = jsonLogger(config.logLevel, { component: 'dns-server' });
   const metrics = new Metrics();
   const responder = new Responder({ maxUdpSize: config.maxUdpSize });
-  const store = new RecordStore(config.zones, (zones) => responder.load(zones), metrics, log, {
+  const multi = config.workers > 1;
+  let lastServed: ServedData | undefined;
+  const load = (served: ServedData) => {
+    if (!multi) return responder.loadServed(served);
+    lastServed = served;
+    for (const w of Object.values(cluster.workers ?? {}))
+      w?.send({ type: 'served', served } satisfies ToAnswerer);
+  };
+  const store = new RecordStore(config.zones, load, metrics, log, {
     debounceMs: config.debounceMs,
+    builder: fallingBack(log),
   });
-  // Serve SOA/NS (and REFUSED/NXDOMAIN) from the first moment; /readyz says when records are in.
-  store.rebuild();
   const onRecords = (source: string, sets: Parameters<typeof store.replace>[1]) =>
     store.replace(source, sets);
   const onError = () => void metrics.reloadErrors++;
 
   const stops: (() => void | Promise<void>)[] = [];
+  const starts: (() => void | Promise<void>)[] = [];
   if (config.recordsFile) {
     const file = new FileSource({
       path: config.recordsFile,
       pollMs: config.filePollMs,
-      onRecords,
+      onText: (source, yaml) => store.replaceYaml(source, yaml),
       onError,
       log,
     });
     store.expect(file.name);
-    await file.start();
+    starts.push(() => file.start());
     stops.push(() => file.stop());
   }
   if (config.kubernetes) {
@@ -64,24 +84,24 @@ async function main(argv: string[]): Promise<void> {
       log,
     });
     store.expect(k8s.name);
-    k8s.start();
+    starts.push(() => k8s.start());
     stops.push(() => k8s.stop());
   }
 
-  const server = new DnsServer(
-    {
-      host: config.listen.host,
-      port: config.listen.port,
-      tcpIdleMs: config.tcpIdleMs,
-      tcpMaxConnections: config.tcpMaxConnections,
-      logQueries: config.logQueries,
-    },
-    responder,
-    metrics,
-    log,
-  );
-  const port = await server.start();
-  stops.push(() => server.stop());
+  // Serve SOA/NS (and REFUSED/NXDOMAIN) from the first moment, the sources declared (so that this
+  // build does not count as ready); /readyz says when records are in. The records are built in a
+  // worker thread while the server answers.
+  await store.rebuild();
+  for (const start of starts) await start();
+
+  let port: number;
+  if (multi) {
+    port = await forkAnswerers(config.workers, () => lastServed!, metrics, log, stops);
+  } else {
+    const server = dnsServer(config, responder, metrics, log);
+    port = await server.start();
+    stops.push(() => server.stop());
+  }
   let healthPort: number | undefined;
   if (config.healthListen) {
     const http = await startHttp(
@@ -97,6 +117,7 @@ async function main(argv: string[]): Promise<void> {
     listen: `${config.listen.host}:${port}`,
     healthListen: healthPort === undefined ? undefined : `${config.healthListen!.host}:${healthPort}`,
     zones: config.zones.map((z) => z.name),
+    workers: config.workers,
     recordsFile: config.recordsFile,
     namespace: config.kubernetes?.namespace,
   });
@@ -112,6 +133,96 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: Logger): DnsServer {
+  return new DnsServer(
+    {
+      host: config.listen.host,
+      port: config.listen.port,
+      tcpIdleMs: config.tcpIdleMs,
+      tcpMaxConnections: config.tcpMaxConnections,
+      logQueries: config.logQueries,
+    },
+    responder,
+    metrics,
+    log,
+  );
+}
+
+/** Builds in a worker thread; in this thread if a worker cannot be started. */
+function fallingBack(log: Logger): Builder {
+  return async (req) => {
+    try {
+      return await workerBuilder(req);
+    } catch (err) {
+      log.warn('build worker failed; building in the main thread', { error: err });
+      return inProcessBuilder(req);
+    }
+  };
+}
+
+/**
+ * Forks the answering processes; each gets the current data before it binds the shared sockets
+ * (the first one picks the port when asked for port 0, the others get the same handle). A process
+ * that dies is replaced. Resolves with the port once all listen.
+ */
+async function forkAnswerers(
+  count: number,
+  current: () => ServedData,
+  metrics: Metrics,
+  log: Logger,
+  stops: (() => void | Promise<void>)[],
+): Promise<number> {
+  cluster.setupPrimary({ serialization: 'advanced' });
+  let stopping = false;
+  const fork = (onPort?: (port: number) => void) => {
+    const worker = cluster.fork();
+    worker.on('message', (msg: FromAnswerer) => {
+      // Asked for once it listens for messages (a message sent before that would be lost).
+      if (msg.type === 'want-data') worker.send({ type: 'served', served: current() } satisfies ToAnswerer);
+      else if (msg.type === 'listening') onPort?.(msg.port);
+      else if (msg.type === 'counters') metrics.setPeer(worker.id, msg.counters);
+    });
+    worker.on('exit', (code, signal) => {
+      if (stopping) return;
+      log.error('answering process exited; starting another', { code, signal });
+      setTimeout(() => fork(), 1000);
+    });
+  };
+  stops.push(() => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGTERM');
+  });
+  // One first, so that a port 0 is chosen once; then the others on the same handles.
+  const port = await new Promise<number>((resolve) => fork(resolve));
+  await Promise.all(Array.from({ length: count - 1 }, () => new Promise<number>((resolve) => fork(resolve))));
+  return port;
+}
+
+/** A cluster worker: answers on the shared sockets from the data the primary sends. */
+async function answerer(config: Config): Promise<void> {
+  const log = jsonLogger(config.logLevel, { component: 'dns-server', worker: cluster.worker!.id });
+  const metrics = new Metrics();
+  const responder = new Responder({ maxUdpSize: config.maxUdpSize });
+  await new Promise<void>((resolve) => {
+    process.on('message', (msg: ToAnswerer) => {
+      if (msg.type !== 'served') return;
+      responder.loadServed(msg.served);
+      resolve();
+    });
+    process.send!({ type: 'want-data' } satisfies FromAnswerer);
+  });
+  const server = dnsServer(config, responder, metrics, log);
+  const port = await server.start();
+  process.send!({ type: 'listening', port } satisfies FromAnswerer);
+  setInterval(
+    () => process.send!({ type: 'counters', counters: metrics.counters() } satisfies FromAnswerer),
+    1000,
+  ).unref();
+  const stop = () => void server.stop().finally(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

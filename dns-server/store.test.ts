@@ -1,55 +1,75 @@
+import { inProcessBuilder } from './builder.js';
 import { silentLogger } from './log.js';
 import { Metrics } from './metrics.js';
 import { RecordStore } from './store.js';
 import { recordSet, sourced, zoneConfig } from './zone/testing.js';
-import type { Zone } from './zone/zone.js';
 
 describe('RecordStore', () => {
   function store() {
-    const loads: Zone[][] = [];
+    const loads: number[] = [];
     let now = 1_000_000_000_000;
-    const s = new RecordStore([zoneConfig()], (z) => loads.push(z), new Metrics(), silentLogger, {
+    const s = new RecordStore([zoneConfig()], (_, serial) => loads.push(serial), new Metrics(), log, {
       debounceMs: 10_000,
+      builder: inProcessBuilder,
       now: () => now,
     });
     return { s, loads, tick: (ms: number) => (now += ms) };
   }
-  const serialOf = (zones: Zone[]) => {
-    const soa = zones[0]!.soa.data[0]!;
-    return soa.kind === 'soa' ? soa.serial : -1;
-  };
+  const serialOf = (serial: number) => serial;
+  const logged: string[] = [];
+  const log = { ...silentLogger, error: (msg: string) => void logged.push(msg) };
 
-  it('is ready only after a rebuild that includes every expected source', () => {
+  it('is ready only after a rebuild that includes every expected source', async () => {
     const { s } = store();
     s.expect('file');
     s.expect('kubernetes');
-    s.rebuild();
+    await s.rebuild();
     expect(s.ready).toBe(false);
     s.replace('file', []);
     expect(s.ready).toBe(false); // delivered, not yet built
-    s.rebuild();
+    await s.rebuild();
     expect(s.ready).toBe(false);
     s.replace('kubernetes', []);
-    s.rebuild();
+    await s.rebuild();
     expect(s.ready).toBe(true);
     s.stop();
   });
 
-  it('bumps the SOA serial when, and only when, the data changes', () => {
+  it('bumps the SOA serial when, and only when, the data changes', async () => {
     const { s, loads, tick } = store();
-    s.rebuild();
+    await s.rebuild();
     const first = serialOf(loads[0]!);
     expect(first).toBe(1_000_000_000);
     s.replace('file', sourced(recordSet('a', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.1'] }])));
-    s.rebuild();
+    await s.rebuild();
     expect(serialOf(loads[1]!)).toBe(first + 1); // same second: previous + 1
     s.replace('file', sourced(recordSet('b', [{ name: 'A.xcc.test.', type: 'A', values: ['10.0.0.1'] }])));
-    s.rebuild();
+    await s.rebuild();
     expect(loads).toHaveLength(2); // same data, other object: nothing reloaded
     tick(60_000);
     s.replace('file', []);
-    s.rebuild();
+    await s.rebuild();
     expect(serialOf(loads[2]!)).toBe(1_000_000_060);
+    s.stop();
+  });
+
+  it('parses records files in the build, and keeps the last good text when one breaks', async () => {
+    const { s, loads } = store();
+    s.expect('file:x');
+    await s.rebuild();
+    s.replaceYaml('file:x', 'kind: DNSRecordSet\nspec: [unclosed\n');
+    await s.rebuild();
+    expect(logged).toContain('records file is broken; serving the last records read');
+    expect(s.ready).toBe(false); // never delivered a file that parses
+    const good = 'kind: DNSRecordSet\nspec: {records: [{name: a.xcc.test, type: A, values: [10.0.0.1]}]}\n';
+    s.replaceYaml('file:x', good);
+    await s.rebuild();
+    expect(s.ready).toBe(true);
+    expect(loads).toHaveLength(2);
+    s.replaceYaml('file:x', 'spec: [broken again\n');
+    await s.rebuild();
+    await s.rebuild(); // the retry with the good text: same data, nothing reloaded
+    expect(loads).toHaveLength(2);
     s.stop();
   });
 });

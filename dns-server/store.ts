@@ -1,22 +1,31 @@
-// Holds the record sets each source delivered last, rebuilds the zones when
-// any of them changes (coalescing bursts), bumps the SOA serial when the
-// served data really changed, and hands the zones to the responder. A source
-// that fails keeps its last delivery: the server goes on answering with it.
+// Holds what each source delivered last, rebuilds the served data when any of
+// it changes (coalescing bursts; one build at a time, in a worker thread by
+// default), bumps the SOA serial when the served data really changed, and
+// hands the encoded answers to the responder. A source that fails keeps its
+// last good delivery: the server goes on answering with it.
+import type { Builder, BuildReply, SourceInput } from './builder.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
-import { buildZones, type Problem, type SourcedRecordSet, type ZoneConfig } from './zone/build.js';
-import type { Zone } from './zone/zone.js';
+import type { ServedData } from './wire/served.js';
+import type { Problem, SourcedRecordSet, ZoneConfig } from './zone/build.js';
 
 export interface StoreOptions {
   /** Wait this long after a change for more changes before rebuilding. */
   debounceMs: number;
+  builder: Builder;
   now?: () => number;
 }
 
 export class RecordStore {
-  private readonly bySource = new Map<string, SourcedRecordSet[]>();
+  /** Each source's latest delivery. */
+  private readonly bySource = new Map<string, SourceInput>();
+  /** Each source's last delivery that built (what a broken records file falls back to). */
+  private readonly good = new Map<string, SourceInput>();
   private readonly expected = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
   private fingerprint = '';
   private serial = 0;
   private previousProblems = new Set<string>();
@@ -25,7 +34,7 @@ export class RecordStore {
 
   constructor(
     private readonly zones: ZoneConfig[],
-    private readonly load: (zones: Zone[]) => void,
+    private readonly load: (served: ServedData, serial: number) => void,
     private readonly metrics: Metrics,
     private readonly log: Logger,
     private readonly opts: StoreOptions,
@@ -43,49 +52,111 @@ export class RecordStore {
 
   /** A source's complete current record sets (not a delta). */
   replace(source: string, sets: SourcedRecordSet[]): void {
-    this.bySource.set(source, sets);
-    this.metrics.lastSync.set(source, this.now());
-    this.schedule();
+    this.deliver({ source, sets });
   }
 
-  /** Builds now, without waiting (start-up, tests). */
-  rebuild(): void {
+  /** The complete text of a records file; it is parsed by the build, and kept only as text. */
+  replaceYaml(source: string, yaml: string): void {
+    this.deliver({ source, yaml, fresh: true });
+  }
+
+  /** Builds now (start-up, tests); resolves when the build that covers the current deliveries is done. */
+  async rebuild(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    while (this.running) {
+      this.again = true;
+      await this.running;
+    }
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.again = false;
+    this.running = this.buildOnce().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) this.schedule(0);
+    });
+    return this.running;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.again = false;
+  }
+
+  private deliver(input: SourceInput): void {
+    this.bySource.set(input.source, input);
+    this.metrics.lastSync.set(input.source, this.now());
+    this.schedule(this.opts.debounceMs);
+  }
+
+  private async buildOnce(): Promise<void> {
     const began = this.now();
-    const input = [...this.bySource.values()].flat();
+    const inputs = [...this.bySource.values()];
     const complete = [...this.expected].every((s) => this.bySource.has(s));
     const candidate = Math.max(this.serial + 1, Math.floor(began / 1000)) >>> 0;
-    const result = buildZones(input, this.zones, candidate);
-    this.reportProblems(result.problems);
-    this.metrics.recordProblems = result.problems.length;
-    if (result.fingerprint === this.fingerprint) {
+    let reply: BuildReply;
+    try {
+      reply = await this.opts.builder({
+        inputs,
+        zones: this.zones,
+        serial: candidate,
+        previousFingerprint: this.fingerprint,
+      });
+    } catch (err) {
+      this.metrics.reloadErrors++;
+      this.log.error('zone build failed; serving the previous data', { error: err });
+      return;
+    }
+    for (const l of reply.logs) this.log[l.level](l.msg, l.fields);
+    if (reply.broken.length > 0) {
+      // Back to the last good text of each broken file, and build again with the others' news.
+      for (const { source, error } of reply.broken) {
+        this.log.error('records file is broken; serving the last records read', { source, error });
+        this.metrics.reloadErrors++;
+        const failed = inputs.find((i) => i.source === source);
+        if (this.bySource.get(source) !== failed) continue; // already replaced by a newer delivery
+        const good = this.good.get(source);
+        if (good) this.bySource.set(source, good);
+        else this.bySource.delete(source);
+      }
+      this.again = true;
+      return;
+    }
+    for (const input of inputs) {
+      input.fresh = false;
+      this.good.set(input.source, input);
+    }
+    this.reportProblems(reply.problems);
+    this.metrics.recordProblems = reply.problems.length;
+    if (!reply.served || reply.fingerprint === this.fingerprint) {
       this.built ||= complete;
       return;
     }
     this.serial = candidate;
-    this.fingerprint = result.fingerprint;
-    this.load(result.zones);
+    this.fingerprint = reply.fingerprint;
+    this.load(reply.served, candidate);
     this.built ||= complete;
-    this.metrics.records = result.records;
+    this.metrics.records = reply.records;
     this.metrics.serial = candidate;
     this.metrics.reloads++;
     this.log.info('zones rebuilt', {
       serial: candidate,
-      records: result.records,
-      recordSets: input.length,
-      skipped: result.problems.length,
+      records: reply.records,
+      recordSets: reply.recordSets,
+      skipped: reply.problems.length,
       ms: this.now() - began,
     });
   }
 
-  stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-  }
-
-  private schedule(): void {
+  private schedule(ms: number): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => this.rebuild(), this.opts.debounceMs);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.rebuild();
+    }, ms);
   }
 
   /** Each problem is logged when it appears, not again on every rebuild while it lasts. */

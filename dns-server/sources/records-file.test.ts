@@ -1,5 +1,5 @@
 import { silentLogger } from '../log.js';
-import { parseRecordsFile, splitDocuments } from './file.js';
+import { parseRecordsFile, splitDocuments } from './records-file.js';
 
 describe('records file parsing', () => {
   it('splits a YAML stream at document markers only', () => {

@@ -1,0 +1,141 @@
+// The served data in compact form: every encoded answer of every zone in one
+// byte arena, each name's answers as arena offsets by query-type slot in a
+// Uint32Array, and the names as one string. Built where the zones are built
+// (a worker thread, see ../builder.ts) and transferred without copying; the
+// responder only adds a name → index Map. No per-answer JS objects survive a
+// build: 100,000 records cost a few megabytes of arena, not a heap of Buffers.
+import { T } from '../zone/rr.js';
+import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
+import { encodeTemplate, type Template } from './template.js';
+
+/**
+ * Slot of each query type whose answers can differ; every other type gets the same (negative)
+ * answer, slot 0.
+ */
+export const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.ANY];
+export const SLOT_COUNT = SLOT_TYPES.length;
+export const SLOTS = new Uint8Array(65536);
+SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
+
+/**
+ * One encoded answer in the arena, at an offset: rcode (1 octet), answer count (2), authority
+ * count (2), base length (1), sections length (2), movable pointer count (2), the movable
+ * pointers' offsets (2 each), then the sections' bytes. See Template.
+ */
+export const TEMPLATE_HEADER = 10;
+
+export interface ServedZoneData {
+  name: string;
+  /** The zone's existing names (apex and empty non-terminals included), joined by "\n". */
+  names: string;
+  /** For name i, slots[i * SLOT_COUNT + slot] is the arena offset of its answer. */
+  slots: Uint32Array;
+  /** Arena offset of the zone's NXDOMAIN answer. */
+  nxdomain: number;
+}
+
+export interface ServedData {
+  arena: Uint8Array;
+  zones: ServedZoneData[];
+}
+
+/** The ArrayBuffers to transfer (not copy) with a postMessage of `data`. */
+export function transferList(data: ServedData): ArrayBuffer[] {
+  return [data.arena.buffer as ArrayBuffer, ...data.zones.map((z) => z.slots.buffer as ArrayBuffer)];
+}
+
+class Arena {
+  buf = Buffer.alloc(1 << 20);
+  len = 0;
+  /** Offsets of templates already written, so shared answers (NODATA) are stored once. */
+  readonly written = new Map<Template, number>();
+
+  add(t: Template): number {
+    const known = this.written.get(t);
+    if (known !== undefined) return known;
+    const movable = t.movable ?? EMPTY;
+    const size = TEMPLATE_HEADER + movable.length * 2 + t.sections.length;
+    if (this.len + size > this.buf.length) {
+      const bigger = Buffer.alloc(Math.max(this.buf.length * 2, this.len + size));
+      this.buf.copy(bigger, 0, 0, this.len);
+      this.buf = bigger;
+    }
+    const at = this.len;
+    const b = this.buf;
+    b[at] = t.rcode;
+    b.writeUInt16BE(t.answerCount, at + 1);
+    b.writeUInt16BE(t.authorityCount, at + 3);
+    b[at + 5] = t.baseLength;
+    b.writeUInt16BE(t.sections.length, at + 6);
+    b.writeUInt16BE(movable.length, at + 8);
+    let p = at + TEMPLATE_HEADER;
+    for (const m of movable) {
+      b.writeUInt16BE(m, p);
+      p += 2;
+    }
+    t.sections.copy(b, p);
+    this.len = at + size;
+    this.written.set(t, at);
+    return at;
+  }
+
+  /** A copy that owns its whole ArrayBuffer (transferable, no pool slab). */
+  done(): Uint8Array {
+    const out = new Uint8Array(this.len);
+    out.set(this.buf.subarray(0, this.len));
+    return out;
+  }
+}
+const EMPTY = new Uint16Array(0);
+
+/** Encodes every answer of the zones (longest zone first, so a query lands in the most specific one). */
+export function encodeServed(zones: Zone[]): ServedData {
+  const arena = new Arena();
+  const served = zones.map((zone): ServedZoneData => {
+    const negative = zone.negativeSoa();
+    const nodata = arena.add(
+      encodeTemplate(zone.name, { rcode: RCODE.NOERROR, answer: [], authority: [negative] }, 'suffix'),
+    );
+    const nxdomain = arena.add(
+      encodeTemplate(zone.name, { rcode: RCODE.NXDOMAIN, answer: [], authority: [negative] }, 'suffix'),
+    );
+    const names: string[] = [];
+    const slots = new Uint32Array(zone.nodes.size * SLOT_COUNT);
+    let i = 0;
+    for (const [name, node] of zone.nodes) {
+      names.push(name);
+      encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT);
+      i++;
+    }
+    return { name: zone.name, names: names.join('\n'), slots, nxdomain };
+  });
+  served.sort((a, b) => b.name.length - a.name.length);
+  return { arena: arena.done(), zones: served };
+}
+
+/** Every slot's answer at a node (names without data share their zone's NODATA). */
+function encodeNode(
+  zone: Zone,
+  node: ZoneNode,
+  nodata: number,
+  arena: Arena,
+  slots: Uint32Array,
+  at: number,
+): void {
+  if (node.rrsets.size === 0) {
+    slots.fill(nodata, at, at + SLOT_COUNT);
+    return;
+  }
+  const mode = node.wildcard ? 'wildcard' : 'no';
+  const chases = node.rrsets.has(T.CNAME);
+  // ANY at a name with one RRset is that RRset's answer: share the bytes (ANY is the last slot).
+  const anyShares = node.rrsets.size === 1 && !chases;
+  SLOT_TYPES.forEach((type, slot) => {
+    if (type === T.ANY && anyShares) slots[at + slot] = slots[at + SLOTS[node.rrsets.keys().next().value!]!]!;
+    else if (type === T.ANY || chases || node.rrsets.has(type))
+      slots[at + slot] = arena.add(
+        encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, type), mode),
+      );
+    else slots[at + slot] = nodata;
+  });
+}
