@@ -3,9 +3,12 @@
 // second of both and their ratio (at saturation), latency percentiles at a
 // fixed load, and the dns-server's resident memory with the records loaded.
 //
-//   npm run bench:dns -- [--records 100000] [--seconds 10] [--latency-qps 20000]
+// With --workers N (default 2; 1 to skip) the dns-server runs a second time
+// with N answering processes (cluster module) on the same sockets.
+//
+//   npm run bench:dns -- [--records 100000] [--seconds 10] [--latency-qps 20000] [--workers 2]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -89,6 +92,33 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** VmRSS of a process and of its children (the --workers processes). */
+function treeRssMb(pid: number): number {
+  let total = rssMb(pid);
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    for (const child of children ? children.split(' ') : []) total += treeRssMb(Number(child));
+  }
+  return total;
+}
+
+/** Starts the dns-server on the records file and waits until /readyz says the records are in. */
+async function startOurs(file: string, workers: number): Promise<{ server: DnsProcess; loadMs: number }> {
+  const began = Date.now();
+  const server = await startDnsServer(
+    ['--zone', ZONE, '--records-file', file, '--workers', String(workers)],
+    {
+      health: true,
+    },
+  );
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
+    if (res.status === 200) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { server, loadMs: Date.now() - began };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -96,11 +126,13 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '10' },
       'latency-qps': { type: 'string', default: '20000' },
       'latency-seconds': { type: 'string', default: '5' },
+      workers: { type: 'string', default: '2' },
     },
   });
   const wanted = Number(values.records);
   const seconds = Number(values.seconds);
   const latencyQps = Number(values['latency-qps']);
+  const workers = Number(values.workers);
   // generateZone makes about 1.53 records per host and 2.45 per gateway, plus a few fixed ones.
   const gateways = Math.max(10, Math.round(wanted / 50));
   const hosts = Math.max(10, Math.round((wanted - gateways * 2.45) / 1.533));
@@ -134,17 +166,8 @@ async function main(): Promise<void> {
     writeFileSync(queryFile, `${lines.join('\n')}\n`);
 
     process.stderr.write(`zone: ${records} records (${hosts} hosts, ${gateways} wildcard gateways)\n`);
-    const began = Date.now();
-    const ours = await startDnsServer(['--zone', ZONE, '--records-file', file], {
-      health: true,
-    });
+    const { server: ours, loadMs } = await startOurs(file, 1);
     processes.push(ours);
-    for (;;) {
-      const res = await fetch(`http://127.0.0.1:${ours.healthPort}/readyz`);
-      if (res.status === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const loadMs = Date.now() - began;
     const metrics = await (await fetch(`http://127.0.0.1:${ours.healthPort}/metrics`)).text();
     const served = Number(/capi_dns_server_records (\d+)/.exec(metrics)?.[1]);
     const rssLoaded = rssMb(ours.child.pid!);
@@ -165,10 +188,7 @@ async function main(): Promise<void> {
     processes.push(nsd);
 
     const results: Record<string, { max: PerfResult; fixed: PerfResult }> = {};
-    for (const [name, server] of [
-      ['nsd', nsd],
-      ['dns-server', ours],
-    ] as const) {
+    const measure = async (name: string, server: DnsProcess) => {
       await dnsperf(server.port, queryFile, 2, {}); // warm-up
       const max = await dnsperf(server.port, queryFile, seconds, {});
       const fixed = await dnsperf(server.port, queryFile, Number(values['latency-seconds']), {
@@ -177,28 +197,63 @@ async function main(): Promise<void> {
       });
       fixed.latencies.sort((a, b) => a - b);
       results[name] = { max, fixed };
-    }
+    };
+    await measure('nsd', nsd);
+    await measure('dns-server', ours);
     const rssAfter = rssMb(ours.child.pid!);
+    // Latency while the records file changes and everything is rebuilt (in a worker thread):
+    // queries go on being answered from the previous data.
+    const duringRebuild = dnsperf(ours.port, queryFile, 10, { qps: latencyQps, verbose: true });
+    await new Promise((r) => setTimeout(r, 1000));
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}---\n${stringify(asRecordSets([{ name: `extra.${ZONE}`, type: 'A', ttl: 30, values: ['10.9.9.9'] }], 1)[0])}`,
+    );
+    const rebuild = await duringRebuild;
+    rebuild.latencies.sort((a, b) => a - b);
+    const rssRebuilt = rssMb(ours.child.pid!);
+    // The same with N answering processes; the single one stopped first (they would share the CPUs).
+    let multi: { name: string; loadMs: number; rssLoaded: number; rssAfter: number } | undefined;
+    if (workers > 1) {
+      await ours.stop();
+      const { server, loadMs: multiLoadMs } = await startOurs(file, workers);
+      processes.push(server);
+      const name = `dns-server ×${workers}`;
+      const multiRss = treeRssMb(server.child.pid!);
+      await measure(name, server);
+      multi = { name, loadMs: multiLoadMs, rssLoaded: multiRss, rssAfter: treeRssMb(server.child.pid!) };
+      await server.stop();
+    }
 
     const ms = (s: number) => `${(s * 1000).toFixed(3)} ms`;
     const out: string[] = [
       `records served: ${served} (dns-server loaded and ready in ${loadMs} ms)`,
       `dns-server RSS: ${rssLoaded.toFixed(1)} MB loaded, ${rssAfter.toFixed(1)} MB after the runs`,
+      ...(multi
+        ? [
+            `${multi.name} RSS (all processes): ${multi.rssLoaded.toFixed(1)} MB loaded, ${multi.rssAfter.toFixed(1)} MB after the runs (ready in ${multi.loadMs} ms)`,
+          ]
+        : []),
       '',
       `throughput (dnsperf, ${seconds} s, 200 outstanding, saturating):`,
     ];
     for (const [name, r] of Object.entries(results))
       out.push(
-        `  ${name.padEnd(10)} ${r.max.qps.toFixed(0).padStart(8)} qps  (sent ${r.max.sent}, lost ${r.max.lost})`,
+        `  ${name.padEnd(14)} ${r.max.qps.toFixed(0).padStart(8)} qps  (sent ${r.max.sent}, lost ${r.max.lost})`,
       );
+    for (const name of Object.keys(results).filter((n) => n !== 'nsd'))
+      out.push(`  ratio ${name} / nsd: ${(results[name]!.max.qps / results['nsd']!.max.qps).toFixed(2)}`);
+    const lr = rebuild.latencies;
     out.push(
-      `  ratio dns-server / nsd: ${(results['dns-server']!.max.qps / results['nsd']!.max.qps).toFixed(2)}`,
+      '',
+      `dns-server during a full rebuild (records file changed 1 s into 10 s at ${latencyQps} qps):`,
+      `  p50 ${ms(percentile(lr, 50))}  p99 ${ms(percentile(lr, 99))}  max ${ms(lr[lr.length - 1] ?? NaN)}  (${lr.length} queries, lost ${rebuild.lost}); RSS after ${rssRebuilt.toFixed(1)} MB`,
     );
     out.push('', `latency at ${latencyQps} qps (dnsperf -Q, per-query times):`);
     for (const [name, r] of Object.entries(results)) {
       const l = r.fixed.latencies;
       out.push(
-        `  ${name.padEnd(10)} p50 ${ms(percentile(l, 50))}  p90 ${ms(percentile(l, 90))}  p99 ${ms(percentile(l, 99))}  max ${ms(l[l.length - 1] ?? NaN)}  (${l.length} queries, lost ${r.fixed.lost})`,
+        `  ${name.padEnd(14)} p50 ${ms(percentile(l, 50))}  p90 ${ms(percentile(l, 90))}  p99 ${ms(percentile(l, 99))}  max ${ms(l[l.length - 1] ?? NaN)}  (${l.length} queries, lost ${r.fixed.lost})`,
       );
     }
     process.stdout.write(`${out.join('\n')}\n`);
