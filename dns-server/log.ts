@@ -21,7 +21,7 @@ export function jsonLogger(
   const emit = (at: Level, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
     const entry: Record<string, unknown> = {
-      time: new Date().toISOString(),
+      ts: new Date().toISOString(),
       level: at,
       msg,
       ...base,
