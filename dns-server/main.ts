@@ -227,7 +227,7 @@ async function answerer(config: Config): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   process.stderr.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'dns-server failed to start', component: 'dns-server', error: err instanceof Error ? err.message : String(err) })}\n`,
+    `${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'dns-server failed to start', component: 'dns-server', error: err instanceof Error ? err.message : String(err) })}\n`,
   );
   process.exit(1);
 });
