@@ -1,6 +1,7 @@
 // A generated zone, as DNSRecordSet documents for the dns-server and as a
 // zone file for NSD, plus queries that exercise it. Deterministic for a seed,
 // so a failing differential test or a benchmark can be rerun exactly.
+import { xorshift } from '../../dns-server/wire/fuzz.js';
 import type { DNSRecord, DNSRecordSet } from '../../api/index.js';
 
 export interface GeneratedZone {
@@ -17,18 +18,8 @@ export interface ZoneShape {
   gateways: number;
 }
 
-/** xorshift32: small and reproducible; quality is beside the point here. */
-export function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
+/** The fuzz tests' xorshift32: small and reproducible; quality is beside the point here. */
+export const prng = xorshift;
 
 export function generateZone(shape: ZoneShape, zone = 'xcc.test'): GeneratedZone {
   const ip4 = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
