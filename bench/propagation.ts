@@ -4,7 +4,6 @@
 // (test/testenv), the operator as a child process.
 //
 //   npm run build && node dist/bench/propagation.js [--clusters 2,10] [--changes 60]
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   CustomObjectsApi,
@@ -13,10 +12,9 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { TestEnv } from '../test/support/testenv.js';
-import { apply, installCrds, readManifests } from '../test/support/kube.js';
-import { registerWorkloadCluster } from '../test/support/capi.js';
-import { repoRoot } from '../test/support/paths.js';
-import { ensureRecordsNamespace, setLoadBalancer, startOperator } from '../test/support/operator.js';
+import { apply } from '../test/support/kube.js';
+import { setLoadBalancer, startOperator } from '../test/support/operator.js';
+import { prepareClusters } from '../test/support/prepare.js';
 
 const NS = 'bench';
 const SET = `${NS}.gw`;
@@ -36,19 +34,8 @@ async function run(clusterCount: number, changes: number): Promise<void> {
   const watches: { stop(): Promise<void> }[] = [];
   let op: Awaited<ReturnType<typeof startOperator>> | undefined;
   try {
-    const root = repoRoot();
-    const ours = readManifests(path.join(root, 'crds'));
+    await prepareClusters(env, { namespace: NS, workloads: names, recordsNamespace: 'capi-dns' });
     const management = env.kubeConfig('management');
-    await installCrds(management, [...ours, ...readManifests(path.join(root, 'test', 'fixtures'))]);
-    for (const name of names) {
-      await installCrds(env.kubeConfig(name), ours);
-      await registerWorkloadCluster(management, {
-        namespace: NS,
-        cluster: name,
-        kubeconfigPath: env.cluster(name).kubeconfig,
-      });
-      await ensureRecordsNamespace(env.kubeConfig(name));
-    }
     const source = env.kubeConfig(names[0]!);
     await setLoadBalancer(source, 'gw', 'envoy', [{ ip: '127.0.40.0' }]);
     process.stderr.write(`${clusterCount} workload clusters ready in ${Date.now() - began} ms\n`);

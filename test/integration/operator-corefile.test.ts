@@ -12,10 +12,10 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { TestEnv } from '../support/testenv.js';
-import { eventually, installCrds, readManifests } from '../support/kube.js';
-import { registerWorkloadCluster } from '../support/capi.js';
+import { eventually } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { startOperator, type OperatorProcess } from '../support/operator.js';
+import { prepareClusters } from '../support/prepare.js';
 
 const NS = 'corefile-team';
 const CLUSTER = 'cluster-c';
@@ -67,17 +67,7 @@ describe('operator: CoreDNS Corefile wiring', () => {
     management = env.kubeConfig('management');
     workload = env.kubeConfig(CLUSTER);
     core = workload.makeApiClient(CoreV1Api);
-    const root = repoRoot();
-    await installCrds(management, [
-      ...readManifests(path.join(root, 'crds')),
-      ...readManifests(path.join(root, 'test', 'fixtures')),
-    ]);
-    await installCrds(workload, readManifests(path.join(root, 'crds')));
-    await registerWorkloadCluster(management, {
-      namespace: NS,
-      cluster: CLUSTER,
-      kubeconfigPath: env.cluster(CLUSTER).kubeconfig,
-    });
+    await prepareClusters(env, { namespace: NS, workloads: [CLUSTER] });
     await core.createNamespacedConfigMap({
       namespace: 'kube-system',
       body: { metadata: { name: 'coredns' }, data: { Corefile: KUBEADM } },

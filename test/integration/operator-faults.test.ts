@@ -1,14 +1,10 @@
 // Faults, on an environment of its own (it stops API servers): a stopped
 // workload API server, an invalid object stored under an older, looser CRD,
 // and two operator replicas of which the leader is killed.
-import path from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { registerWorkloadCluster } from '../support/capi.js';
-import { apply, installCrds, readManifests } from '../support/kube.js';
-import { repoRoot } from '../support/paths.js';
+import { apply } from '../support/kube.js';
 import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
 import {
-  ensureRecordsNamespace,
   metricsOf,
   setLoadBalancer,
   startOperator,
@@ -16,6 +12,7 @@ import {
   waitForRecords,
   type OperatorProcess,
 } from '../support/operator.js';
+import { prepareClusters } from '../support/prepare.js';
 
 const NS = 'dev-team';
 const SET = `${NS}.gw`;
@@ -51,22 +48,14 @@ describe('capi-dns-controller under faults', () => {
 
   beforeAll(async () => {
     env = await TestEnv.start({ workloadClusters: ['cluster-a', 'cluster-b'] });
-    const root = repoRoot();
-    const ours = readManifests(path.join(root, 'crds'));
+    await prepareClusters(env, {
+      namespace: NS,
+      workloads: ['cluster-a', 'cluster-b'],
+      managementCrds: (crds) =>
+        crds.map((c) => (c.metadata?.name?.startsWith('gatewaydns.') ? olderGatewayDnsCrd(c) : c)),
+      recordsNamespace: 'capi-dns',
+    });
     const management = env.kubeConfig('management');
-    await installCrds(management, [
-      ...ours.map((c) => (c.metadata?.name?.startsWith('gatewaydns.') ? olderGatewayDnsCrd(c) : c)),
-      ...readManifests(path.join(root, 'test', 'fixtures')),
-    ]);
-    for (const cluster of ['cluster-a', 'cluster-b']) {
-      await installCrds(env.kubeConfig(cluster), ours);
-      await registerWorkloadCluster(management, {
-        namespace: NS,
-        cluster,
-        kubeconfigPath: env.cluster(cluster).kubeconfig,
-      });
-      await ensureRecordsNamespace(env.kubeConfig(cluster));
-    }
     await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.1' }]);
     await setLoadBalancer(env.kubeConfig('cluster-b'), 'gw', 'envoy', [{ ip: '127.0.30.2' }]);
     for (const id of ['replica-1', 'replica-2'])

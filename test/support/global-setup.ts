@@ -1,12 +1,9 @@
 // Jest global setup of the integration project: one management and two
 // workload clusters for the whole run, with the CRDs installed and the
 // workload clusters registered the way Cluster API registers them.
-import path from 'node:path';
 import { TestEnv } from './testenv.js';
-import { installCrds, readManifests } from './kube.js';
-import { registerWorkloadCluster } from './capi.js';
 import { DEV_TEAM, ENV_VAR, WORKLOAD_CLUSTERS } from './environment.js';
-import { repoRoot } from './paths.js';
+import { prepareClusters } from './prepare.js';
 
 declare global {
   var __CAPI_DNS_TESTENV__: TestEnv | undefined;
@@ -17,18 +14,7 @@ export default async function globalSetup(): Promise<void> {
   const env = await TestEnv.start({ workloadClusters: WORKLOAD_CLUSTERS });
   globalThis.__CAPI_DNS_TESTENV__ = env;
   try {
-    const root = repoRoot();
-    const ours = readManifests(path.join(root, 'crds'));
-    const management = env.kubeConfig('management');
-    await installCrds(management, [...ours, ...readManifests(path.join(root, 'test', 'fixtures'))]);
-    for (const name of WORKLOAD_CLUSTERS) {
-      await installCrds(env.kubeConfig(name), ours);
-      await registerWorkloadCluster(management, {
-        namespace: DEV_TEAM,
-        cluster: name,
-        kubeconfigPath: env.cluster(name).kubeconfig,
-      });
-    }
+    await prepareClusters(env, { namespace: DEV_TEAM, workloads: WORKLOAD_CLUSTERS });
   } catch (err) {
     await env.stop();
     throw err;

@@ -1,0 +1,39 @@
+// The state every multi-cluster test starts from: our CRDs in every cluster,
+// the Cluster API Cluster CRD (test/fixtures) in the management cluster, and
+// each workload cluster registered the way Cluster API registers it.
+import path from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ensureNamespace, registerWorkloadCluster } from './capi.js';
+import { installCrds, readManifests } from './kube.js';
+import { repoRoot } from './paths.js';
+import type { TestEnv } from './testenv.js';
+
+export interface PrepareOptions {
+  /** The management namespace the workload clusters are registered in. */
+  namespace: string;
+  workloads: string[];
+  /** Changes our CRDs before they go into the management cluster (an older GatewayDNS schema, say). */
+  managementCrds?: (crds: KubernetesObject[]) => KubernetesObject[];
+  /** Creates this namespace in every workload cluster: to the operator, the cluster then runs a dns-server. */
+  recordsNamespace?: string;
+}
+
+export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promise<void> {
+  const root = repoRoot();
+  const ours = readManifests(path.join(root, 'crds'));
+  const management = env.kubeConfig('management');
+  await installCrds(management, [
+    ...(opts.managementCrds ? opts.managementCrds(ours) : ours),
+    ...readManifests(path.join(root, 'test', 'fixtures')),
+  ]);
+  for (const cluster of opts.workloads) {
+    const kc = env.kubeConfig(cluster);
+    await installCrds(kc, ours);
+    await registerWorkloadCluster(management, {
+      namespace: opts.namespace,
+      cluster,
+      kubeconfigPath: env.cluster(cluster).kubeconfig,
+    });
+    if (opts.recordsNamespace) await ensureNamespace(kc, opts.recordsNamespace);
+  }
+}
