@@ -2,15 +2,14 @@
 // test environment's helpers): each logs to its own file, and one call stops
 // them all, also after a failed step.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { stopChild } from '../test/support/stop-child.js';
 
 export interface ManagedProcess {
   readonly name: string;
   readonly logPath: string;
   readonly child: ChildProcess;
-  /** Resolves when the process has exited, however it ended. */
-  readonly exited: Promise<void>;
 }
 
 export class ProcessGroup {
@@ -23,24 +22,16 @@ export class ProcessGroup {
     const log = openSync(logPath, 'a');
     const child = spawn(command, args, { stdio: ['ignore', log, log], env });
     closeSync(log);
-    const exited = new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      child.once('exit', () => resolve());
-      child.once('error', () => resolve());
-    });
-    const managed: ManagedProcess = { name, logPath, child, exited };
+    // A command that cannot start says so in its log (where a failed step points), not as a crash.
+    child.on('error', (err) => appendFileSync(logPath, `could not start ${command}: ${err.message}\n`));
+    const managed: ManagedProcess = { name, logPath, child };
     this.processes.push(managed);
     return managed;
   }
 
   /** Stops one process: SIGTERM, then SIGKILL after graceMs. */
   async stop(p: ManagedProcess, graceMs = 5000): Promise<void> {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGTERM');
-      const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
-      await p.exited;
-      clearTimeout(timer);
-    }
+    await stopChild(p.child, graceMs);
     const i = this.processes.indexOf(p);
     if (i >= 0) this.processes.splice(i, 1);
   }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { binPath, repoRoot } from './paths.js';
+import { stopChild } from './stop-child.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -30,13 +31,7 @@ function track(child: ChildProcess, dir: string | undefined): () => Promise<void
   running.add(child);
   child.once('exit', () => running.delete(child));
   return async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChild(child, 5000);
     if (dir) rmSync(dir, { recursive: true, force: true });
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { repoRoot } from './paths.js';
 import { freePort } from './dns.js';
+import { stopChild } from './stop-child.js';
 import { eventually, statusCode } from './kube.js';
 import { ensureNamespace } from './capi.js';
 
@@ -47,14 +48,7 @@ export async function startOperator(kubeconfigPath: string, args: string[] = [])
     logs.push(...lines);
     if (process.env.OPERATOR_LOGS) lines.forEach((l) => process.stderr.write(`[operator] ${l}\n`));
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const signal = async (sig: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(sig);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const signal = (sig: NodeJS.Signals) => stopChild(child, 10_000, sig);
   try {
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`operator exited: ${logs.slice(-5).join('\n')}`);

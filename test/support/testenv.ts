@@ -7,6 +7,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
 import { binPath } from './paths.js';
+import { stopChild } from './stop-child.js';
 
 export interface TestEnvCluster {
   name: string;
@@ -71,13 +72,7 @@ export class TestEnv {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopChild(this.child, 30_000);
     if (this.ownsDir) rmSync(this.info.dir, { recursive: true, force: true });
   }
 }
