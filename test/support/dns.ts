@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
+import { withTimeout } from '../../operator/runtime/equal.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -65,7 +66,7 @@ export async function startDnsServer(args: string[], opts: { health?: boolean } 
     child.once('exit', (code) => reject(new Error(`dns-server exited (${code}) before serving:\n${logs}`)));
   });
   try {
-    const where = await withTimeout(serving, 15_000, 'dns-server did not start');
+    const where = await withTimeout(serving, 15_000, 'dns-server start');
     const portOf = (hp: string) => Number(hp.slice(hp.lastIndexOf(':') + 1));
     return {
       port: portOf(where.listen),
@@ -250,16 +251,6 @@ export function parseDig(stdout: string): DigResult {
       : [];
   };
   return { stdout, status, flags, answer: section('ANSWER'), authority: section('AUTHORITY') };
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>(
-      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
-    ),
-  ]);
 }
 
 /** Sends one message and returns the response (UDP with two tries, or TCP with the length prefix). */

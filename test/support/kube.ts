@@ -64,8 +64,5 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000, in
   }
 }
 
-/** The HTTP status of a client-node ApiException, or undefined for other errors. */
-export function statusCode(err: unknown): number | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
-}
+/** The HTTP status of a client-node ApiException, or undefined for other errors (the operator's helper). */
+export { httpStatus as statusCode } from '../../operator/runtime/log.js';
