@@ -3,7 +3,7 @@
 # (from the repository root; the registry is a placeholder, see config/README.md)
 
 # Compile the TypeScript with every dependency, dev ones included.
-FROM node:20-bookworm AS build
+FROM node:24.21.0-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -14,12 +14,12 @@ COPY dns-server ./dns-server
 RUN npm run build
 
 # Production dependencies only, resolved from the same lock file.
-FROM node:20-bookworm-slim AS deps
+FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 # package.json carries "type": "module", which Node needs to load dist/ as ESM.
