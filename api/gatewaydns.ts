@@ -10,7 +10,11 @@ export const GATEWAYDNS_PLURAL = 'gatewaydns';
 /** Holds a GatewayDNS until its record sets are withdrawn from every workload cluster. */
 export const GATEWAYDNS_FINALIZER = 'connectivity.tanzu.vmware.com/gatewaydns';
 
-export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort'] as const;
+/**
+ * loadBalancer, nodePort: the Service's gateway addresses. clusterIP: its
+ * cluster IPs, for networks where service CIDRs route between clusters.
+ */
+export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort', 'clusterIP'] as const;
 export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
 export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
 export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
@@ -53,8 +57,10 @@ export interface Condition {
 
 export interface ClusterStatus {
   cluster: string;
-  /** Ready, Unreachable, ServiceNotFound, NoAddresses */
+  /** Ready, Unreachable, ServiceNotFound, NoAddresses, HeadlessService */
   state: string;
+  /** Why the cluster is not Ready and what to do, when its state alone does not say. */
+  message?: string;
   addresses?: string[];
   lastError?: string;
   /** When the addresses shown were last read from the cluster. */

@@ -49,6 +49,26 @@ describe('recordsFor', () => {
     ).toEqual(['A']);
   });
 
+  it('publishes cluster IPs under the same names, A and AAAA for a dual-stack Service', () => {
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'clusterIP', gatewayLabel: 'db' }),
+        facts: [
+          facts('a', ['10.96.0.10', 'fd00:10:96::a']),
+          facts('b', [], { state: 'HeadlessService', message: 'headless' }),
+          facts('c', ['10.97.0.10']),
+        ],
+      }),
+    );
+    expect(records.map((r) => `${r.name} ${r.type} ${r.values.join(',')}`)).toEqual([
+      '*.db.a.dev-team.clusters.xcc.test A 10.96.0.10',
+      '*.db.a.dev-team.clusters.xcc.test AAAA fd00:10:96::a',
+      '*.db.c.dev-team.clusters.xcc.test A 10.97.0.10',
+      '*.db.dev-team.clusters.xcc.test A 10.96.0.10,10.97.0.10',
+      '*.db.dev-team.clusters.xcc.test AAAA fd00:10:96::a',
+    ]);
+  });
+
   it('publishes node addresses and SRV records for nodePort', () => {
     const records = recordsFor(
       input({

@@ -29,6 +29,7 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
     .map((f) => ({
       cluster: f.cluster,
       state: f.state,
+      ...(f.message ? { message: f.message } : {}),
       ...(f.addresses.length ? { addresses: f.addresses } : {}),
       ...(f.error ? { lastError: f.error } : {}),
       ...(f.lastSeen ? { lastSeen: f.lastSeen } : {}),
@@ -91,6 +92,13 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
       message: 'the selector matches no Cluster',
     };
   if (!facts.some((f) => f.state === 'Ready')) {
+    const headless = facts.filter((f) => f.state === 'HeadlessService').map((f) => f.cluster);
+    if (headless.length)
+      return {
+        status: 'False',
+        reason: REASONS.HeadlessService,
+        message: `the Service is headless in ${headless.join(', ')}: resolutionType clusterIP has no cluster IP to publish there; use resolutionType: headless`,
+      };
     const notFound = facts.every((f) => f.state === 'ServiceNotFound');
     return {
       status: 'False',

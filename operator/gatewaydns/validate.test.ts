@@ -27,7 +27,7 @@ describe('validateGatewayDnsSpec', () => {
     [undefined, 'spec is missing'],
     [{ clusterSelector: {}, service: 'envoy' }, 'spec.service must match pattern'],
     [
-      { clusterSelector: {}, service: 'a/b', resolutionType: 'clusterIP' },
+      { clusterSelector: {}, service: 'a/b', resolutionType: 'externalIP' },
       'spec.resolutionType must be equal to one of',
     ],
     [{ service: 'a/b' }, "must have required property 'clusterSelector'"],
