@@ -13,8 +13,9 @@ export const GATEWAYDNS_FINALIZER = 'connectivity.tanzu.vmware.com/gatewaydns';
 /**
  * loadBalancer, nodePort: the Service's gateway addresses. clusterIP: its
  * cluster IPs, for networks where service CIDRs route between clusters.
+ * headless: its ready pod addresses from EndpointSlices, for routable pod networks.
  */
-export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort', 'clusterIP'] as const;
+export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort', 'clusterIP', 'headless'] as const;
 export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
 export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
 export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
@@ -59,6 +60,9 @@ export interface ClusterStatus {
   cluster: string;
   /** Ready, Unreachable, ServiceNotFound, NoAddresses, HeadlessService */
   state: string;
+  /** Resolution types that read EndpointSlices: ready endpoints, of totalEndpoints. */
+  readyEndpoints?: number;
+  totalEndpoints?: number;
   /** Why the cluster is not Ready and what to do, when its state alone does not say. */
   message?: string;
   addresses?: string[];

@@ -69,6 +69,62 @@ describe('recordsFor', () => {
     ]);
   });
 
+  it('headless: pod addresses, per-pod names and SRV records with per-pod targets', () => {
+    const pg = { name: 'pg', protocol: 'TCP', port: 5432 };
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'headless', gatewayLabel: 'pg' }),
+        facts: [
+          facts('a', ['10.1.0.1', '10.1.0.2', 'fd00::1'], {
+            endpoints: [
+              { hostname: 'pg-0', addresses: ['10.1.0.1', 'fd00::1'], ports: [pg] },
+              { hostname: 'pg-1', addresses: ['10.1.0.2'], ports: [pg] },
+            ],
+          }),
+          facts('b', ['10.2.0.1'], {
+            endpoints: [{ addresses: ['10.2.0.1'], ports: [{ ...pg, port: 6432 }] }],
+          }),
+          facts('c', [], { readyEndpoints: 0, totalEndpoints: 3 }),
+        ],
+      }),
+    );
+    const a = 'pg.a.dev-team.clusters.xcc.test';
+    const b = 'pg.b.dev-team.clusters.xcc.test';
+    const any = 'pg.dev-team.clusters.xcc.test';
+    expect(records.map((r) => `${r.name} ${r.type} ${r.values.join(',')}`)).toEqual([
+      `*.${a} A 10.1.0.1,10.1.0.2`,
+      `*.${a} AAAA fd00::1`,
+      `*.${b} A 10.2.0.1`,
+      `*.${any} A 10.1.0.1,10.1.0.2,10.2.0.1`,
+      `*.${any} AAAA fd00::1`,
+      `_pg._tcp.${a} SRV 0 0 5432 pg-0.${a}.,0 0 5432 pg-1.${a}.`,
+      `_pg._tcp.${b} SRV 0 0 6432 ${b}.`,
+      `_pg._tcp.${any} SRV 0 0 5432 pg-0.${a}.,0 0 5432 pg-1.${a}.,0 0 6432 ${b}.`,
+      `pg-0.${a} A 10.1.0.1`,
+      `pg-0.${a} AAAA fd00::1`,
+      `pg-1.${a} A 10.1.0.2`,
+      `${a} A 10.1.0.1,10.1.0.2`,
+      `${a} AAAA fd00::1`,
+      `${b} A 10.2.0.1`,
+    ]);
+  });
+
+  it('headless: a cluster whose endpoints are all unready leaves the cluster-independent name', () => {
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'headless' }),
+        facts: [
+          facts('a', ['10.1.0.1'], { endpoints: [{ addresses: ['10.1.0.1'], ports: [] }] }),
+          facts('b', [], { endpoints: [], readyEndpoints: 0, totalEndpoints: 2 }),
+        ],
+      }),
+    );
+    expect(records.filter((r) => r.name.startsWith('*.gateway.dev-team')).map((r) => r.values)).toEqual([
+      ['10.1.0.1'],
+    ]);
+    expect(records.some((r) => r.name.includes('.b.'))).toBe(false);
+  });
+
   it('publishes node addresses and SRV records for nodePort', () => {
     const records = recordsFor(
       input({

@@ -53,10 +53,14 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
     .filter((f) => f.addresses.length > 0)
     .sort((a, b) => a.cluster.localeCompare(b.cluster));
   const nodePort = spec.resolutionType === 'nodePort';
+  const headless = spec.resolutionType === 'headless';
+  /** headless: SRV values per "_<port>._<proto>" label pair, gathered for the cluster-independent name. */
+  const headlessSrv = new Map<string, string[]>();
 
   for (const facts of withAddresses) {
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
+    if (headless) records.push(...headlessRecords(domain, facts, ttl, headlessSrv));
     if (nodePort && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
@@ -84,12 +88,53 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
       for (const { port, values } of byPort.values())
         records.push(srv(srvName(port.name, port.protocol, domain), values, ttl));
     }
+    for (const [labels, values] of headlessSrv) records.push(srv(`${labels}.${domain}`, values, ttl));
   }
 
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
   return records
     .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
     .sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.type, b.type));
+}
+
+/**
+ * headless, one cluster: the domain itself answers every ready pod (it is the
+ * SRV target of pods without a host name, and a wildcard does not cover its
+ * parent); a pod with a host name answers alone at <hostname>.<domain>, as
+ * web-0.web.<ns>.svc does inside its cluster (an existing name wins over the
+ * wildcard, RFC 4592 section 2.2); named ports get SRV records (RFC 2782)
+ * pointing at those per-pod names, or at the domain for pods without one.
+ */
+function headlessRecords(
+  domain: string,
+  facts: ClusterFacts,
+  ttl: number,
+  gathered: Map<string, string[]>,
+): DNSRecord[] {
+  const out = addressRecords(domain, facts.addresses, ttl);
+  const byHost = new Map<string, string[]>();
+  const srvValues = new Map<string, string[]>();
+  for (const ep of facts.endpoints ?? []) {
+    const target = ep.hostname ? `${ep.hostname}.${domain}` : domain;
+    if (ep.hostname) byHost.set(ep.hostname, [...(byHost.get(ep.hostname) ?? []), ...ep.addresses]);
+    for (const port of ep.ports) {
+      const labels = `_${port.name}._${port.protocol.toLowerCase()}`;
+      srvValues.set(labels, [...(srvValues.get(labels) ?? []), `0 0 ${port.port} ${target}.`]);
+    }
+  }
+  for (const [hostname, addresses] of byHost)
+    out.push(...addressRecords(`${hostname}.${domain}`, addresses, ttl));
+  // A pod that exists but is not ready must not be answered by the wildcard with
+  // its siblings' addresses (a client of pg-2 would reach pg-0): its name gets
+  // only a TXT record, so A and AAAA are NODATA there (RFC 4592 section 2.2.2).
+  for (const hostname of facts.unreadyHostnames ?? [])
+    if (!byHost.has(hostname))
+      out.push({ name: `${hostname}.${domain}`, type: 'TXT', ttl, values: ['endpoint not ready'] });
+  for (const [labels, values] of srvValues) {
+    out.push(srv(`${labels}.${domain}`, values, ttl));
+    gathered.set(labels, [...(gathered.get(labels) ?? []), ...values]);
+  }
+  return out;
 }
 
 /**

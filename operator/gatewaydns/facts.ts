@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { NodeAddressType, ResolutionType } from '../../api/index.js';
+import type { ReadyEndpoint } from './endpoints.js';
 
 export const CLUSTER_STATES = [
   'Ready',
@@ -32,6 +33,13 @@ export interface ClusterFacts {
   error?: string;
   /** Why the cluster is not Ready and what to do, when its state alone does not say. */
   message?: string;
+  /** headless only: the ready endpoints, for per-pod names and SRV records. */
+  endpoints?: ReadyEndpoint[];
+  /** headless only: host names of pods that are not ready, whose names must not fall to the wildcard. */
+  unreadyHostnames?: string[];
+  /** Resolution types that read EndpointSlices: how many endpoints there are, and how many ready. */
+  readyEndpoints?: number;
+  totalEndpoints?: number;
   /** When the addresses were read (RFC 3339). */
   lastSeen?: string;
 }
@@ -41,6 +49,10 @@ export interface ServiceObservation {
   addresses: string[];
   ports: GatewayPort[];
   message?: string;
+  endpoints?: ReadyEndpoint[];
+  unreadyHostnames?: string[];
+  readyEndpoints?: number;
+  totalEndpoints?: number;
 }
 
 export interface ObserveOptions {

@@ -67,7 +67,7 @@ export class GatewayDnsReconciler {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs, log: opts.log });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
       recordsNamespace: opts.recordsNamespace,

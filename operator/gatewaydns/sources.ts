@@ -4,18 +4,24 @@
 // from the GatewayDNS's own status, so nothing is withdrawn because a cluster
 // is briefly away.
 import type { GatewayDNS } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
+import { clusterKey, type ClusterCache } from '../clusters/cache.js';
+import { observeHeadlessService, slicesOf } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
+import { WatchHolds } from './holds.js';
+import type { Logger } from '../runtime/log.js';
 import type { EffectiveSpec } from './validate.js';
 
 export interface SourceReaderOptions {
   clusters: ClusterCache;
   /** How long a reconcile waits for a newly started watch before calling the cluster unreachable. */
   firstSyncTimeoutMs: number;
+  log?: Logger;
 }
 
 export class SourceReader {
   private readonly lastKnown = new Map<string, ClusterFacts>();
+  /** EndpointSlice watches, as "<namespace>/<cluster>|<service namespace>", held per GatewayDNS key. */
+  private readonly sliceHolds = new WatchHolds();
 
   constructor(private readonly opts: SourceReaderOptions) {}
 
@@ -25,13 +31,39 @@ export class SourceReader {
     clusters: string[],
     now: Date,
   ): Promise<ClusterFacts[]> {
+    const namespace = gw.metadata.namespace ?? '';
+    const needsSlices = spec.resolutionType === 'headless';
+    this.releaseSlices(
+      this.sliceHolds.set(
+        `${namespace}/${gw.metadata.name}`,
+        needsSlices ? clusters.map((c) => `${clusterKey(namespace, c)}|${spec.serviceNamespace}`) : [],
+      ),
+    );
     return Promise.all(clusters.map((c) => this.factsOf(gw, spec, c, now)));
   }
 
-  /** The GatewayDNS is gone: forget what its clusters said. */
+  /** The GatewayDNS is gone: forget what its clusters said, and stop the watches only it needed. */
   forget(gatewayDnsKey: string): void {
     for (const key of this.lastKnown.keys())
       if (key.startsWith(`${gatewayDnsKey}|`)) this.lastKnown.delete(key);
+    this.releaseSlices(this.sliceHolds.drop(gatewayDnsKey));
+  }
+
+  /** Namespaces watched for EndpointSlices, as "<namespace>/<cluster>|<service namespace>". */
+  heldSliceWatches(): string[] {
+    return this.sliceHolds.held();
+  }
+
+  private releaseSlices(released: string[]): void {
+    for (const item of released) {
+      const [cluster = '', serviceNamespace = ''] = item.split('|');
+      // Only a client that exists: releasing must not build one.
+      this.opts.clusters
+        .connected()
+        .find((r) => r.key === cluster)
+        ?.releaseEndpointSlices(serviceNamespace);
+      this.opts.log?.info('endpointslice watch released', { cluster, namespace: serviceNamespace });
+    }
   }
 
   private async factsOf(
@@ -52,19 +84,19 @@ export class SourceReader {
       );
     const services = remote.servicesIn(spec.serviceNamespace);
     const nodes = spec.resolutionType === 'nodePort' ? remote.nodes() : undefined;
-    await Promise.all([
-      services.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-      nodes?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-    ]);
-    for (const w of [services, nodes]) {
+    const slices =
+      spec.resolutionType === 'headless' ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
+    await Promise.all(
+      [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
+    );
+    for (const w of [services, nodes, slices]) {
       if (w && !w.healthy)
         return this.unreachable(gw, memoryKey, cluster, w.lastError ?? 'API server not answering yet');
     }
-    const seen = observeService(
-      services.get(spec.serviceName, spec.serviceNamespace),
-      [...(nodes?.list() ?? [])],
-      spec,
-    );
+    const service = services.get(spec.serviceName, spec.serviceNamespace);
+    const seen = slices
+      ? observeHeadlessService(service, slicesOf(slices.list(spec.serviceNamespace), spec.serviceName))
+      : observeService(service, [...(nodes?.list() ?? [])], spec);
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
     const unchanged =
       previous?.state === seen.state &&
@@ -87,6 +119,9 @@ export class SourceReader {
       state: 'Unreachable',
       addresses: previous?.addresses ?? [],
       ports: previous?.ports ?? [],
+      // Per-pod names and SRV records stay too, while they are remembered (not across a restart).
+      ...(previous?.endpoints ? { endpoints: previous.endpoints } : {}),
+      ...(previous?.unreadyHostnames ? { unreadyHostnames: previous.unreadyHostnames } : {}),
       error,
       ...(previous?.lastSeen ? { lastSeen: previous.lastSeen } : {}),
     };

@@ -30,6 +30,9 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
       cluster: f.cluster,
       state: f.state,
       ...(f.message ? { message: f.message } : {}),
+      ...(f.totalEndpoints !== undefined
+        ? { readyEndpoints: f.readyEndpoints ?? 0, totalEndpoints: f.totalEndpoints }
+        : {}),
       ...(f.addresses.length ? { addresses: f.addresses } : {}),
       ...(f.error ? { lastError: f.error } : {}),
       ...(f.lastSeen ? { lastSeen: f.lastSeen } : {}),

@@ -18,6 +18,7 @@ import {
   type OperatorProcess,
 } from '../support/operator.js';
 import { ensureNamespace } from '../support/capi.js';
+import { deleteEndpointSlice, writeEndpointSlice, type TestEndpoint } from '../support/endpointslices.js';
 
 const info = testEnvInfo();
 const NS = 'op-svc';
@@ -154,5 +155,121 @@ describe('service-level discovery', () => {
     } finally {
       await deleteQuietly('db');
     }
+  });
+
+  describe('headless', () => {
+    const A = `pg.cluster-a.${NS}.clusters.xcc.test`;
+    const B = `pg.cluster-b.${NS}.clusters.xcc.test`;
+    const ANY = `pg.${NS}.clusters.xcc.test`;
+    const PG = [{ name: 'pg', port: 5432 }];
+    // A StatefulSet "pg" of three in cluster-a (dual-stack, pg-2 not ready yet); an ordinary
+    // Service with a selector in cluster-b, its one pod without a host name, on another port.
+    const podsA: TestEndpoint[] = [
+      { pod: 'pg-0', address: '10.20.0.10', hostname: 'pg-0' },
+      { pod: 'pg-1', address: '10.20.0.11', hostname: 'pg-1' },
+      { pod: 'pg-2', address: '10.20.0.12', hostname: 'pg-2', ready: false },
+    ];
+    const writeA = (pods: TestEndpoint[]) =>
+      Promise.all([
+        writeEndpointSlice(workload['cluster-a']!, {
+          namespace: SVC_NS,
+          service: 'pg',
+          name: 'pg-v4',
+          addressType: 'IPv4',
+          endpoints: pods,
+          ports: PG,
+        }),
+        writeEndpointSlice(workload['cluster-a']!, {
+          namespace: SVC_NS,
+          service: 'pg',
+          name: 'pg-v6',
+          addressType: 'IPv6',
+          endpoints: pods.map((p) => ({ ...p, address: `fd00:20::${p.address.split('.')[3]}` })),
+          ports: PG,
+        }),
+      ]);
+
+    beforeAll(async () => {
+      await createService('cluster-a', 'pg', { clusterIP: 'None', ports: [{ name: 'pg', port: 5432 }] });
+      await createService('cluster-b', 'pg', { ports: [{ name: 'pg', port: 6432 }] });
+      await writeA(podsA);
+      await writeEndpointSlice(workload['cluster-b']!, {
+        namespace: SVC_NS,
+        service: 'pg',
+        name: 'pg-abcde',
+        addressType: 'IPv4',
+        endpoints: [{ pod: 'pg-7d9f-x2x', address: '10.21.0.5' }],
+        ports: [{ name: 'pg', port: 6432 }],
+      });
+      await apply(management, [
+        gatewayDns('pg', { service: `${SVC_NS}/pg`, resolutionType: 'headless', gatewayLabel: 'pg' }),
+      ]);
+    });
+
+    afterAll(async () => {
+      await deleteQuietly('pg');
+      for (const [cluster, name] of [
+        ['cluster-a', 'pg-v4'],
+        ['cluster-a', 'pg-v6'],
+        ['cluster-b', 'pg-abcde'],
+      ] as const)
+        await deleteEndpointSlice(workload[cluster]!, SVC_NS, name);
+    });
+
+    it('answers ready pod addresses (IPv4 and IPv6), per-pod names and SRV records', async () => {
+      await everywhere(`any.${A}`, 'A', ['10.20.0.10', '10.20.0.11']);
+      await everywhere(`any.${A}`, 'AAAA', ['fd00:20::10', 'fd00:20::11']);
+      await everywhere(`any.${ANY}`, 'A', ['10.20.0.10', '10.20.0.11', '10.21.0.5']);
+      // The pod's own name answers that pod alone; a pod that is not ready has none.
+      await everywhere(`pg-0.${A}`, 'A', ['10.20.0.10']);
+      await everywhere(`pg-1.${A}`, 'AAAA', ['fd00:20::11']);
+      await everywhere(`pg-2.${A}`, 'A', []);
+      // NODATA, not the wildcard's siblings: a client of pg-2 must not reach pg-0.
+      const notReady = await dig(dns['cluster-b']!.port, [`pg-2.${A}`, 'A']);
+      expect([notReady.status, notReady.answer]).toEqual(['NOERROR', []]);
+      await everywhere(`_pg._tcp.${A}`, 'SRV', [`0 0 5432 pg-0.${A}.`, `0 0 5432 pg-1.${A}.`]);
+      await everywhere(`_pg._tcp.${B}`, 'SRV', [`0 0 6432 ${B}.`]);
+      await everywhere(`_pg._tcp.${ANY}`, 'SRV', [
+        `0 0 5432 pg-0.${A}.`,
+        `0 0 5432 pg-1.${A}.`,
+        `0 0 6432 ${B}.`,
+      ]);
+      // The SRV target of a pod without a host name is the cluster's domain, which has the addresses.
+      await everywhere(B, 'A', ['10.21.0.5']);
+      const gw = await waitForReady(management, NS, 'pg', 'Ready');
+      expect(
+        gw.status?.clusters?.map((c) => {
+          const counts = c as { readyEndpoints?: number; totalEndpoints?: number };
+          return [c.cluster, c.state, counts.readyEndpoints, counts.totalEndpoints];
+        }),
+      ).toEqual([
+        ['cluster-a', 'Ready', 2, 3],
+        ['cluster-b', 'Ready', 1, 1],
+      ]);
+    });
+
+    it('follows readiness: a pod that becomes ready gets its name, a terminating one loses it', async () => {
+      await writeA([
+        podsA[0]!,
+        { ...podsA[1]!, ready: true, terminating: true },
+        { ...podsA[2]!, ready: true },
+      ]);
+      await everywhere(`pg-2.${A}`, 'A', ['10.20.0.12']);
+      await everywhere(`any.${A}`, 'A', ['10.20.0.10', '10.20.0.12']);
+      await everywhere(`_pg._tcp.${A}`, 'SRV', [`0 0 5432 pg-0.${A}.`, `0 0 5432 pg-2.${A}.`]);
+      await writeA(podsA);
+      await everywhere(`any.${A}`, 'A', ['10.20.0.10', '10.20.0.11']);
+    });
+
+    it('releases the EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
+      await deleteQuietly('pg');
+      await eventually(async () => {
+        const released = op.logs
+          .filter((l) => l.includes('endpointslice watch released'))
+          .map((l) => (JSON.parse(l) as { cluster: string; namespace: string }).cluster);
+        expect(released).toEqual(expect.arrayContaining([`${NS}/cluster-a`, `${NS}/cluster-b`]));
+      });
+      await everywhere(`any.${ANY}`, 'A', []);
+    });
   });
 });
