@@ -17,9 +17,6 @@ import {
 import type { ClusterFacts, GatewayPort } from './facts.js';
 import type { EffectiveSpec } from './validate.js';
 
-/** The CRD's limit on values per record. */
-const MAX_VALUES = 64;
-
 export interface DesiredInput {
   namespace: string;
   name: string;
@@ -60,7 +57,8 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
   for (const facts of withAddresses) {
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
-    if (headless) records.push(...headlessRecords(domain, facts, ttl, headlessSrv));
+    // A loop, not push(...): a 10,000-pod Service has more records than call arguments may be.
+    if (headless) for (const r of headlessRecords(domain, facts, ttl, headlessSrv)) records.push(r);
     if (nodePort && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
@@ -116,10 +114,10 @@ function headlessRecords(
   const srvValues = new Map<string, string[]>();
   for (const ep of facts.endpoints ?? []) {
     const target = ep.hostname ? `${ep.hostname}.${domain}` : domain;
-    if (ep.hostname) byHost.set(ep.hostname, [...(byHost.get(ep.hostname) ?? []), ...ep.addresses]);
+    if (ep.hostname) appendTo(byHost, ep.hostname, ep.addresses);
     for (const port of ep.ports) {
       const labels = `_${port.name}._${port.protocol.toLowerCase()}`;
-      srvValues.set(labels, [...(srvValues.get(labels) ?? []), `0 0 ${port.port} ${target}.`]);
+      appendTo(srvValues, labels, [`0 0 ${port.port} ${target}.`]);
     }
   }
   for (const [hostname, addresses] of byHost)
@@ -132,9 +130,16 @@ function headlessRecords(
       out.push({ name: `${hostname}.${domain}`, type: 'TXT', ttl, values: ['endpoint not ready'] });
   for (const [labels, values] of srvValues) {
     out.push(srv(`${labels}.${domain}`, values, ttl));
-    gathered.set(labels, [...(gathered.get(labels) ?? []), ...values]);
+    appendTo(gathered, labels, values);
   }
   return out;
+}
+
+/** Appends in place: copying the list on every pod would make a large Service quadratic. */
+function appendTo(map: Map<string, string[]>, key: string, values: readonly string[]): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [...values]);
+  else for (const v of values) list.push(v);
 }
 
 /**
@@ -148,14 +153,14 @@ function addressRecords(name: string, addresses: string[], ttl: number): DNSReco
   const v6 = unique(addresses.filter((a) => isIP(a) === 6));
   const hosts = unique(addresses.filter((a) => isIP(a) === 0)).sort();
   const out: DNSRecord[] = [];
-  if (v4.length) out.push({ name, type: 'A', ttl, values: v4.slice(0, MAX_VALUES) });
-  if (v6.length) out.push({ name, type: 'AAAA', ttl, values: v6.slice(0, MAX_VALUES) });
+  if (v4.length) out.push({ name, type: 'A', ttl, values: v4 });
+  if (v6.length) out.push({ name, type: 'AAAA', ttl, values: v6 });
   if (!out.length && hosts.length) out.push({ name, type: 'CNAME', ttl, values: [hosts[0]!] });
   return out;
 }
 
 function srv(name: string, values: string[], ttl: number): DNSRecord {
-  return { name, type: 'SRV', ttl, values: unique(values).slice(0, MAX_VALUES) };
+  return { name, type: 'SRV', ttl, values: unique(values) };
 }
 
 /** RFC 2782 "priority weight port target"; equal priority and weight: clients pick at random. */

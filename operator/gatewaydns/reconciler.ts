@@ -19,6 +19,7 @@ import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
+import { fitRecordSet } from './limits.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, statusFor, type TargetOutcome } from './status.js';
 import { RecordSetWriter } from './targets.js';
@@ -117,9 +118,18 @@ export class GatewayDnsReconciler {
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
-    const desired = recordSetFor(
-      { namespace, name, spec, suffix: this.opts.domainSuffix, facts, excludedDomains: conflict.lostDomains },
-      this.opts.recordsNamespace,
+    const { set: desired, omitted } = fitRecordSet(
+      recordSetFor(
+        {
+          namespace,
+          name,
+          spec,
+          suffix: this.opts.domainSuffix,
+          facts,
+          excludedDomains: conflict.lostDomains,
+        },
+        this.opts.recordsNamespace,
+      ),
     );
     const outcomes = await Promise.all(targets.map((c) => this.writer.apply(namespace, c, desired)));
     this.report(gw, outcomes, log);
@@ -132,6 +142,7 @@ export class GatewayDnsReconciler {
         conflict,
         targets: outcomes,
         now,
+        omitted,
       }),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');

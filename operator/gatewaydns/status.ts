@@ -5,6 +5,7 @@ import type { ClusterStatus, GatewayDNSStatus } from '../../api/index.js';
 import { READY, REASONS, setCondition, type ConditionInput } from './conditions.js';
 import type { ConflictResult } from './desired.js';
 import type { ClusterFacts } from './facts.js';
+import type { Omission } from './limits.js';
 
 /** What writing the record set to one workload cluster came to. */
 export interface TargetOutcome {
@@ -21,6 +22,8 @@ export interface StatusInput {
   conflict: ConflictResult;
   targets: TargetOutcome[];
   now: Date;
+  /** What the record set left out to stay within DNS and etcd limits. */
+  omitted?: Omission[];
 }
 
 export function statusFor(input: StatusInput): GatewayDNSStatus {
@@ -117,6 +120,7 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   const parts = [
     `addresses of ${ready.join(', ')} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${others.join(', ')}`] : []),
+    ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
     ...(conflict.with.length
       ? [
           `newer gatewaydns ${conflict.with.join(', ')} claim some of the same names and leave them to this one`,
@@ -124,4 +128,13 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
       : []),
   ];
   return { status: 'True', reason: REASONS.Ready, message: parts.join('; ') };
+}
+
+/** The first few omissions in full, then a count: a message stays readable for a 10,000-pod Service. */
+function omissionMessage(omitted: Omission[]): string {
+  const shown = omitted
+    .slice(0, 5)
+    .map((o) => `${o.name} ${o.type}: ${o.kept} of ${o.total} values (${o.reason})`);
+  const more = omitted.length > shown.length ? `; and ${omitted.length - shown.length} more records` : '';
+  return `left out to stay within limits: ${shown.join('; ')}${more}`;
 }

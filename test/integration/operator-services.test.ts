@@ -272,4 +272,57 @@ describe('service-level discovery', () => {
       await everywhere(`any.${ANY}`, 'A', []);
     });
   });
+
+  it('answers a 300-endpoint Service completely over TCP (TC over UDP), SRV included', async () => {
+    const BIG = `big.cluster-a.${NS}.clusters.xcc.test`;
+    await createService('cluster-a', 'big', { clusterIP: 'None', ports: [{ name: 'http', port: 8080 }] });
+    // As the EndpointSlice controller writes them: at most 100 endpoints a slice.
+    const slices = [0, 1, 2].map((s) => `big-${s}`);
+    try {
+      for (const [s, name] of slices.entries())
+        await writeEndpointSlice(workload['cluster-a']!, {
+          namespace: SVC_NS,
+          service: 'big',
+          name,
+          addressType: 'IPv4',
+          endpoints: Array.from({ length: 100 }, (_, i) => {
+            const n = s * 100 + i;
+            return { pod: `big-${n}`, address: `10.30.${n >> 8}.${n & 255}`, hostname: `big-${n}` };
+          }),
+          ports: [{ name: 'http', port: 8080 }],
+        });
+      await apply(management, [
+        gatewayDns('big', { service: `${SVC_NS}/big`, resolutionType: 'headless', gatewayLabel: 'big' }),
+      ]);
+      const gw = await eventually(async () => {
+        const got = await waitForReady(management, NS, 'big', 'Ready');
+        const a = got.status?.clusters?.find((c) => c.cluster === 'cluster-a') as
+          { readyEndpoints?: number } | undefined;
+        if (a?.readyEndpoints !== 300) throw new Error(`readyEndpoints ${a?.readyEndpoints}`);
+        return got;
+      }, 20_000);
+      expect(gw.status?.conditions?.find((c) => c.type === 'Ready')?.message).not.toMatch(/left out/);
+      for (const cluster of CLUSTERS) {
+        const port = dns[cluster]!.port;
+        await eventually(async () => {
+          const tcp = await dig(port, ['+tcp', `x.${BIG}`, 'A']);
+          expect(tcp.answer).toHaveLength(300);
+        }, 10_000);
+        const udp = await dig(port, ['+notcp', '+ignore', '+bufsize=1232', `x.${BIG}`, 'A']);
+        expect(udp.flags).toContain('tc');
+        expect(udp.answer).toHaveLength(0);
+        // Plain dig retries over TCP on TC, as resolvers do.
+        expect((await dig(port, [`x.${BIG}`, 'A'])).answer).toHaveLength(300);
+        const srv = await dig(port, ['+tcp', `_http._tcp.${BIG}`, 'SRV']);
+        expect(srv.answer).toHaveLength(300);
+        expect(srv.answer).toContainEqual(
+          expect.stringMatching(new RegExp(`SRV 0 0 8080 big-299\\.${BIG}\\.$`)),
+        );
+        expect((await dig(port, ['+short', `big-299.${BIG}`, 'A'])).stdout.trim()).toBe('10.30.1.43');
+      }
+    } finally {
+      await deleteQuietly('big');
+      for (const name of slices) await deleteEndpointSlice(workload['cluster-a']!, SVC_NS, name);
+    }
+  });
 });
