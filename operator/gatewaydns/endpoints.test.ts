@@ -1,5 +1,5 @@
 import type { V1EndpointSlice, V1Endpoint } from '@kubernetes/client-node';
-import { observeEndpoints, observeHeadlessService, slicesOf } from './endpoints.js';
+import { observeEndpoints, observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 
 /** A slice as the EndpointSlice controller writes it. */
 function slice(
@@ -135,5 +135,39 @@ describe('observeHeadlessService', () => {
     const seen = observeHeadlessService(service, slices);
     expect(seen.state).toBe(state);
     expect(seen.message ?? '').toMatch(message);
+  });
+});
+
+describe('withEndpointHealth (clusterIP)', () => {
+  const ready = { state: 'Ready', addresses: ['10.96.0.10'], ports: [] } as const;
+  it.each([
+    [
+      'a ready pod keeps the cluster IP',
+      [slice('s', 'IPv4', [pod('a', ['10.1.0.1'])])],
+      'Ready',
+      ['10.96.0.10'],
+      [1, 1],
+    ],
+    [
+      'no ready pod withdraws it',
+      [slice('s', 'IPv4', [pod('a', ['10.1.0.1'], { ready: false })])],
+      'NoAddresses',
+      [],
+      [0, 1],
+    ],
+    ['no endpoints at all withdraws it', [], 'NoAddresses', [], [0, 0]],
+  ] as const)('%s', (_what, slices, state, addresses, [readyEndpoints, totalEndpoints]) => {
+    const seen = withEndpointHealth({ ...ready, addresses: [...ready.addresses], ports: [] }, slices);
+    expect([seen.state, seen.addresses, seen.readyEndpoints, seen.totalEndpoints]).toEqual([
+      state,
+      addresses,
+      readyEndpoints,
+      totalEndpoints,
+    ]);
+  });
+
+  it('leaves a cluster that is not Ready for other reasons alone', () => {
+    const headless = { state: 'HeadlessService', addresses: [], ports: [] } as const;
+    expect(withEndpointHealth({ ...headless, addresses: [], ports: [] }, [])).toEqual(headless);
   });
 });

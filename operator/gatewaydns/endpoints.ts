@@ -138,3 +138,26 @@ function endpointKey(
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * clusterIP: a cluster IP with no ready endpoint behind it leads nowhere, so
+ * the cluster leaves the names until one is ready again; the counts go to status.
+ */
+export function withEndpointHealth(
+  seen: ServiceObservation,
+  slices: readonly V1EndpointSlice[],
+): ServiceObservation {
+  if (seen.state !== 'Ready') return seen;
+  const endpoints = observeEndpoints(slices);
+  const counts = { readyEndpoints: endpoints.readyCount, totalEndpoints: endpoints.totalCount };
+  if (endpoints.readyCount) return { ...seen, ...counts };
+  return {
+    state: 'NoAddresses',
+    addresses: [],
+    ports: [],
+    ...counts,
+    message: endpoints.totalCount
+      ? `none of the ${endpoints.totalCount} endpoints behind the cluster IP is ready`
+      : 'no endpoints behind the cluster IP (no EndpointSlice names a pod)',
+  };
+}

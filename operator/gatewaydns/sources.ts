@@ -5,7 +5,7 @@
 // is briefly away.
 import type { GatewayDNS } from '../../api/index.js';
 import { clusterKey, type ClusterCache } from '../clusters/cache.js';
-import { observeHeadlessService, slicesOf } from './endpoints.js';
+import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
 import { WatchHolds } from './holds.js';
 import type { Logger } from '../runtime/log.js';
@@ -32,7 +32,7 @@ export class SourceReader {
     now: Date,
   ): Promise<ClusterFacts[]> {
     const namespace = gw.metadata.namespace ?? '';
-    const needsSlices = spec.resolutionType === 'headless';
+    const needsSlices = readsEndpointSlices(spec);
     this.releaseSlices(
       this.sliceHolds.set(
         `${namespace}/${gw.metadata.name}`,
@@ -84,8 +84,7 @@ export class SourceReader {
       );
     const services = remote.servicesIn(spec.serviceNamespace);
     const nodes = spec.resolutionType === 'nodePort' ? remote.nodes() : undefined;
-    const slices =
-      spec.resolutionType === 'headless' ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
+    const slices = readsEndpointSlices(spec) ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
     await Promise.all(
       [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
     );
@@ -94,9 +93,13 @@ export class SourceReader {
         return this.unreachable(gw, memoryKey, cluster, w.lastError ?? 'API server not answering yet');
     }
     const service = services.get(spec.serviceName, spec.serviceNamespace);
-    const seen = slices
-      ? observeHeadlessService(service, slicesOf(slices.list(spec.serviceNamespace), spec.serviceName))
-      : observeService(service, [...(nodes?.list() ?? [])], spec);
+    const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
+    const seen =
+      spec.resolutionType === 'headless'
+        ? observeHeadlessService(service, serviceSlices)
+        : spec.resolutionType === 'clusterIP'
+          ? withEndpointHealth(observeService(service, [], spec), serviceSlices)
+          : observeService(service, [...(nodes?.list() ?? [])], spec);
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
     const unchanged =
       previous?.state === seen.state &&
@@ -126,6 +129,11 @@ export class SourceReader {
       ...(previous?.lastSeen ? { lastSeen: previous.lastSeen } : {}),
     };
   }
+}
+
+/** headless publishes the ready pods; clusterIP publishes its IP only while a pod behind it is ready. */
+function readsEndpointSlices(spec: EffectiveSpec): boolean {
+  return spec.resolutionType === 'headless' || spec.resolutionType === 'clusterIP';
 }
 
 /**

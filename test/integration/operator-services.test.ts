@@ -13,6 +13,7 @@ import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 import {
   deleteGatewayDns,
   ensureRecordsNamespace,
+  setLoadBalancer,
   startOperator,
   waitForReady,
   type OperatorProcess,
@@ -94,7 +95,7 @@ describe('service-level discovery', () => {
               throw new Error(`${c}: ${name} ${type}: got ${got.join(' ')}, want ${want.join(' ')}`);
           },
           timeoutMs,
-          50,
+          20,
         ),
       ),
     );
@@ -135,6 +136,16 @@ describe('service-level discovery', () => {
     const [ipA] = await createService('cluster-a', 'db', {});
     await createService('cluster-b', 'db', { clusterIP: 'None' });
     expect(ipA).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const dbPod = (ready: boolean) =>
+      writeEndpointSlice(workload['cluster-a']!, {
+        namespace: SVC_NS,
+        service: 'db',
+        name: 'db-x7k2p',
+        addressType: 'IPv4',
+        endpoints: [{ pod: 'db-0', address: '10.22.0.1', ready }],
+        ports: [{ name: 'tcp', port: 5432 }],
+      });
+    await dbPod(true);
     try {
       await apply(management, [
         gatewayDns('db', { service: `${SVC_NS}/db`, resolutionType: 'clusterIP', gatewayLabel: 'db' }),
@@ -152,8 +163,19 @@ describe('service-level discovery', () => {
       expect(gw.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
         /not published: cluster-b: HeadlessService/,
       );
+      const a = gw.status?.clusters?.find((c) => c.cluster === 'cluster-a') as
+        { readyEndpoints?: number; totalEndpoints?: number } | undefined;
+      expect([a?.readyEndpoints, a?.totalEndpoints]).toEqual([1, 1]);
+      // No ready pod behind the cluster IP: it leads nowhere, so the cluster leaves the names.
+      const began = Date.now();
+      await dbPod(false);
+      await everywhere(`primary.db.${NS}.clusters.xcc.test`, 'A', []);
+      expect(Date.now() - began).toBeLessThan(1000);
+      await dbPod(true);
+      await everywhere(`primary.db.${NS}.clusters.xcc.test`, 'A', [ipA!]);
     } finally {
       await deleteQuietly('db');
+      await deleteEndpointSlice(workload['cluster-a']!, SVC_NS, 'db-x7k2p');
     }
   });
 
@@ -261,6 +283,28 @@ describe('service-level discovery', () => {
       await everywhere(`any.${A}`, 'A', ['10.20.0.10', '10.20.0.11']);
     });
 
+    it('a cluster whose pods all become unready leaves the cluster-independent name within a second', async () => {
+      const times: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        let began = Date.now();
+        await writeA(podsA.map((p) => ({ ...p, ready: false })));
+        await everywhere(`any.${ANY}`, 'A', ['10.21.0.5']);
+        times.push(Date.now() - began);
+        await everywhere(`_pg._tcp.${ANY}`, 'SRV', [`0 0 6432 ${B}.`]);
+        const gw = await waitForReady(management, NS, 'pg', 'Ready');
+        const a = gw.status?.clusters?.find((c) => c.cluster === 'cluster-a') as
+          { state: string; readyEndpoints?: number; totalEndpoints?: number; message?: string } | undefined;
+        expect([a?.state, a?.readyEndpoints, a?.totalEndpoints]).toEqual(['NoAddresses', 0, 3]);
+        expect(a?.message).toMatch(/none of the 3 endpoints is ready/);
+        began = Date.now();
+        await writeA(podsA);
+        await everywhere(`any.${ANY}`, 'A', ['10.20.0.10', '10.20.0.11', '10.21.0.5']);
+        times.push(Date.now() - began);
+      }
+      process.stderr.write(`endpoint readiness change → answer in both clusters: ${times.join(', ')} ms\n`);
+      for (const ms of times) expect(ms).toBeLessThan(1000);
+    });
+
     it('releases the EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
       await deleteQuietly('pg');
       await eventually(async () => {
@@ -323,6 +367,31 @@ describe('service-level discovery', () => {
     } finally {
       await deleteQuietly('big');
       for (const name of slices) await deleteEndpointSlice(workload['cluster-a']!, SVC_NS, name);
+    }
+  });
+
+  it('a cluster whose LoadBalancer loses its ingress leaves the cluster-independent name within a second', async () => {
+    const ANY = `*.lb.${NS}.clusters.xcc.test`.slice(2);
+    await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'lb', [{ ip: '127.0.30.1' }]);
+    await setLoadBalancer(workload['cluster-b']!, SVC_NS, 'lb', [{ ip: '127.0.30.2' }]);
+    try {
+      await apply(management, [gatewayDns('lb', { service: `${SVC_NS}/lb`, gatewayLabel: 'lb' })]);
+      await everywhere(`x.${ANY}`, 'A', ['127.0.30.1', '127.0.30.2']);
+      const times: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        let began = Date.now();
+        await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'lb', []);
+        await everywhere(`x.${ANY}`, 'A', ['127.0.30.2']);
+        times.push(Date.now() - began);
+        began = Date.now();
+        await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'lb', [{ ip: '127.0.30.1' }]);
+        await everywhere(`x.${ANY}`, 'A', ['127.0.30.1', '127.0.30.2']);
+        times.push(Date.now() - began);
+      }
+      process.stderr.write(`LoadBalancer ingress change → answer in both clusters: ${times.join(', ')} ms\n`);
+      for (const ms of times) expect(ms).toBeLessThan(1000);
+    } finally {
+      await deleteQuietly('lb');
     }
   });
 });
