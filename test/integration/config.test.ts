@@ -94,6 +94,16 @@ describe('config/ on the management cluster', () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', dir])).length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['examples/gateway-dns-node-port.yaml', 'ingress-node-ports'],
+    ['examples/gateway-dns-cluster-ip.yaml', 'postgres-cluster-ip'],
+    ['examples/gateway-dns-headless.yaml', 'kafka-pods'],
+  ])('%s: a GatewayDNS per resolution type', async (file, name) => {
+    expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', file]))).toEqual([
+      `gatewaydns.connectivity.tanzu.vmware.com/${name}`,
+    ]);
+  });
+
   it("examples/dev-team-gateway-dns.yaml: the walkthrough's GatewayDNS", async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', 'examples/dev-team-gateway-dns.yaml']))).toEqual([
       'gatewaydns.connectivity.tanzu.vmware.com/dev-team-gateway-dns',

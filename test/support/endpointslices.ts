@@ -12,6 +12,7 @@ export interface TestEndpoint {
   ready?: boolean;
   terminating?: boolean;
   hostname?: string;
+  nodeName?: string;
 }
 
 export interface SliceOptions {
@@ -60,7 +61,7 @@ export async function writeEndpointSlice(kc: KubeConfig, opts: SliceOptions): Pr
           conditions: { ready, serving: e.ready ?? true, terminating: e.terminating ?? false },
           ...(e.hostname ? { hostname: e.hostname } : {}),
           targetRef: { kind: 'Pod', namespace: opts.namespace, name: e.pod, uid: `uid-${e.pod}` },
-          nodeName: 'node-1',
+          nodeName: e.nodeName ?? 'node-1',
         };
       }),
       ports: opts.ports.map((p) => ({ name: p.name, port: p.port, protocol: p.protocol ?? 'TCP' })),
