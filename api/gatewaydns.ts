@@ -20,6 +20,15 @@ export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
 export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
 export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
 
+/**
+ * How the cluster-independent name answers in each workload cluster. all: every
+ * selected cluster's addresses. localFirst: a selected cluster with ready
+ * addresses gets its own; the others, and one with none ready, get the union.
+ */
+export const ANSWER_POLICIES = ['all', 'localFirst'] as const;
+export type AnswerPolicy = (typeof ANSWER_POLICIES)[number];
+export const DEFAULT_ANSWER_POLICY: AnswerPolicy = 'all';
+
 export const DEFAULT_GATEWAY_LABEL = 'gateway';
 export const DEFAULT_RESOLUTION_TYPE: ResolutionType = 'loadBalancer';
 export const DEFAULT_NODE_ADDRESS_TYPES: NodeAddressType[] = ['ExternalIP', 'InternalIP'];
@@ -40,6 +49,7 @@ export interface GatewayDNSSpec {
   /** "namespace/name" of the Service in each selected workload cluster. */
   service: string;
   resolutionType?: ResolutionType;
+  answer?: AnswerPolicy;
   gatewayLabel?: string;
   nodeAddressTypes?: NodeAddressType[];
   ttl?: number;
@@ -121,6 +131,7 @@ export const GATEWAYDNS_SPEC_SCHEMA = {
       pattern: `^${DNS_LABEL.slice(1, -1)}/${DNS_LABEL.slice(1, -1)}$`,
     },
     resolutionType: { type: 'string', enum: [...RESOLUTION_TYPES] },
+    answer: { type: 'string', enum: [...ANSWER_POLICIES] },
     gatewayLabel: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
     nodeAddressTypes: {
       type: 'array',

@@ -125,6 +125,42 @@ describe('recordsFor', () => {
     expect(records.some((r) => r.name.includes('.b.'))).toBe(false);
   });
 
+  describe('answer localFirst', () => {
+    const any = '*.gateway.dev-team.clusters.xcc.test';
+    const pg = { name: 'pg', protocol: 'TCP', port: 5432 };
+    const three = [
+      facts('a', ['10.0.0.1'], { endpoints: [{ hostname: 'pg-0', addresses: ['10.0.0.1'], ports: [pg] }] }),
+      facts('b', ['10.0.0.2'], { endpoints: [{ hostname: 'pg-0', addresses: ['10.0.0.2'], ports: [pg] }] }),
+      facts('c', []),
+    ];
+    it.each([
+      ['a selected cluster with ready addresses answers its own', 'a', ['10.0.0.1'], ['a']],
+      ['a selected cluster with none ready gets the union', 'c', ['10.0.0.1', '10.0.0.2'], ['a', 'b']],
+      ['a cluster that is not selected gets the union', 'z', ['10.0.0.1', '10.0.0.2'], ['a', 'b']],
+    ])('%s', (_what, receivingCluster, addresses, srvClusters) => {
+      const records = recordsFor(
+        input({
+          spec: spec({ resolutionType: 'headless', answer: 'localFirst' }),
+          facts: three,
+          receivingCluster,
+        }),
+      );
+      expect(records.find((r) => r.name === any)?.values).toEqual(addresses);
+      expect(records.find((r) => r.name === '_pg._tcp.gateway.dev-team.clusters.xcc.test')?.values).toEqual(
+        srvClusters.map((c) => `0 0 5432 pg-0.gateway.${c}.dev-team.clusters.xcc.test.`),
+      );
+      // The per-cluster names are the same everywhere.
+      expect(records.filter((r) => r.name.startsWith('*.gateway.a.')).map((r) => r.values)).toEqual([
+        ['10.0.0.1'],
+      ]);
+    });
+
+    it('answer all ignores the receiving cluster', () => {
+      const records = recordsFor(input({ facts: three, receivingCluster: 'a' }));
+      expect(records.find((r) => r.name === any)?.values).toEqual(['10.0.0.1', '10.0.0.2']);
+    });
+  });
+
   it('publishes node addresses and SRV records for nodePort', () => {
     const records = recordsFor(
       input({

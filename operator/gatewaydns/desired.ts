@@ -27,6 +27,8 @@ export interface DesiredInput {
   facts: ClusterFacts[];
   /** Domains that an older GatewayDNS claims: nothing at or under them is produced. */
   excludedDomains?: string[];
+  /** answer localFirst: the workload cluster that receives this record set. */
+  receivingCluster?: string;
 }
 
 export function recordSetFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet {
@@ -51,14 +53,16 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
     .sort((a, b) => a.cluster.localeCompare(b.cluster));
   const nodePort = spec.resolutionType === 'nodePort';
   const headless = spec.resolutionType === 'headless';
-  /** headless: SRV values per "_<port>._<proto>" label pair, gathered for the cluster-independent name. */
-  const headlessSrv = new Map<string, string[]>();
+  /** headless: per cluster, SRV values per "_<port>._<proto>" label pair, for the cluster-independent name. */
+  const headlessSrv = new Map<string, Map<string, string[]>>();
 
   for (const facts of withAddresses) {
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
+    const srvOfCluster = new Map<string, string[]>();
+    headlessSrv.set(facts.cluster, srvOfCluster);
     // A loop, not push(...): a 10,000-pod Service has more records than call arguments may be.
-    if (headless) for (const r of headlessRecords(domain, facts, ttl, headlessSrv)) records.push(r);
+    if (headless) for (const r of headlessRecords(domain, facts, ttl, srvOfCluster)) records.push(r);
     if (nodePort && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
@@ -68,13 +72,20 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
     }
   }
 
-  const all = withAddresses.flatMap((f) => f.addresses);
+  // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
+  // its own; every other cluster (and this one, once it has none) gets the union.
+  const local =
+    spec.answer === 'localFirst'
+      ? withAddresses.find((f) => f.cluster === input.receivingCluster)
+      : undefined;
+  const answering = local ? [local] : withAddresses;
+  const all = answering.flatMap((f) => f.addresses);
   if (all.length) {
     const domain = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), all, ttl));
     if (nodePort) {
       const byPort = new Map<string, { port: GatewayPort; values: string[] }>();
-      for (const facts of withAddresses.filter((f) => hasIp(f.addresses))) {
+      for (const facts of answering.filter((f) => hasIp(f.addresses))) {
         const target = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
         for (const port of facts.ports) {
           const key = `${port.name}/${port.protocol}`;
@@ -86,7 +97,10 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
       for (const { port, values } of byPort.values())
         records.push(srv(srvName(port.name, port.protocol, domain), values, ttl));
     }
-    for (const [labels, values] of headlessSrv) records.push(srv(`${labels}.${domain}`, values, ttl));
+    const gathered = new Map<string, string[]>();
+    for (const facts of answering)
+      for (const [labels, values] of headlessSrv.get(facts.cluster) ?? []) appendTo(gathered, labels, values);
+    for (const [labels, values] of gathered) records.push(srv(`${labels}.${domain}`, values, ttl));
   }
 
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());

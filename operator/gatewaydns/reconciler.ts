@@ -118,20 +118,30 @@ export class GatewayDnsReconciler {
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
-    const { set: desired, omitted } = fitRecordSet(
-      recordSetFor(
-        {
-          namespace,
-          name,
-          spec,
-          suffix: this.opts.domainSuffix,
-          facts,
-          excludedDomains: conflict.lostDomains,
-        },
-        this.opts.recordsNamespace,
+    // One desired set for every cluster, or with answer localFirst one per receiving cluster;
+    // the writer compares before it writes, so a change costs one write per cluster it alters.
+    const desiredFor = (receivingCluster?: string) =>
+      fitRecordSet(
+        recordSetFor(
+          {
+            namespace,
+            name,
+            spec,
+            suffix: this.opts.domainSuffix,
+            facts,
+            excludedDomains: conflict.lostDomains,
+            ...(receivingCluster ? { receivingCluster } : {}),
+          },
+          this.opts.recordsNamespace,
+        ),
+      );
+    const shared = desiredFor();
+    const omitted = shared.omitted;
+    const outcomes = await Promise.all(
+      targets.map((c) =>
+        this.writer.apply(namespace, c, spec.answer === 'localFirst' ? desiredFor(c).set : shared.set),
       ),
     );
-    const outcomes = await Promise.all(targets.map((c) => this.writer.apply(namespace, c, desired)));
     this.report(gw, outcomes, log);
     await this.writeStatus(
       gw,

@@ -49,11 +49,6 @@ export class SourceReader {
     this.releaseSlices(this.sliceHolds.drop(gatewayDnsKey));
   }
 
-  /** Namespaces watched for EndpointSlices, as "<namespace>/<cluster>|<service namespace>". */
-  heldSliceWatches(): string[] {
-    return this.sliceHolds.held();
-  }
-
   private releaseSlices(released: string[]): void {
     for (const item of released) {
       const [cluster = '', serviceNamespace = ''] = item.split('|');

@@ -16,6 +16,7 @@ describe('validateGatewayDnsSpec', () => {
         serviceNamespace: 'projectcontour',
         serviceName: 'envoy',
         resolutionType: 'loadBalancer',
+        answer: 'all',
         gatewayLabel: 'gateway',
         nodeAddressTypes: ['ExternalIP', 'InternalIP'],
         ttl: 30,

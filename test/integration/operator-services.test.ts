@@ -394,4 +394,43 @@ describe('service-level discovery', () => {
       await deleteQuietly('lb');
     }
   });
+
+  it('answer localFirst: each cluster answers its own addresses, and the others once it has none', async () => {
+    const NEAR = `near.${NS}.clusters.xcc.test`;
+    const seenFrom = async (cluster: string) => answer(cluster, `x.${NEAR}`);
+    const expectFrom = (cluster: string, want: string[]) =>
+      eventually(
+        async () => {
+          const got = await seenFrom(cluster);
+          if (JSON.stringify(got) !== JSON.stringify(want))
+            throw new Error(`from ${cluster}: got ${got.join(' ')}, want ${want.join(' ')}`);
+        },
+        10_000,
+        20,
+      );
+    await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'near', [{ ip: '127.0.31.1' }]);
+    await setLoadBalancer(workload['cluster-b']!, SVC_NS, 'near', [{ ip: '127.0.31.2' }]);
+    try {
+      await apply(management, [
+        gatewayDns('near', { service: `${SVC_NS}/near`, gatewayLabel: 'near', answer: 'localFirst' }),
+      ]);
+      await expectFrom('cluster-a', ['127.0.31.1']);
+      await expectFrom('cluster-b', ['127.0.31.2']);
+      // The per-cluster names are the same everywhere.
+      await everywhere(`x.near.cluster-b.${NS}.clusters.xcc.test`, 'A', ['127.0.31.2']);
+      // cluster-a has nothing to serve: it gets the others' addresses.
+      await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'near', []);
+      await expectFrom('cluster-a', ['127.0.31.2']);
+      await expectFrom('cluster-b', ['127.0.31.2']);
+      await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'near', [{ ip: '127.0.31.1' }]);
+      await expectFrom('cluster-a', ['127.0.31.1']);
+      // Back to all: both everywhere.
+      await apply(management, [
+        gatewayDns('near', { service: `${SVC_NS}/near`, gatewayLabel: 'near', answer: 'all' }),
+      ]);
+      await everywhere(`x.${NEAR}`, 'A', ['127.0.31.1', '127.0.31.2']);
+    } finally {
+      await deleteQuietly('near');
+    }
+  });
 });
