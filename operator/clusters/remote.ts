@@ -1,7 +1,11 @@
 // One workload cluster as the operator sees it: a client built from its
 // kubeconfig, and watched caches of what the operator reads there (Services
 // of a namespace, Nodes, Namespaces, our DNSRecordSets), each started on
-// first use. Whether the cluster is reachable is what its watches say.
+// first use. It is the one owner of the cluster's reachability: unreachable
+// as soon as any of its watches fails, reachable when all of them are
+// connected again; readers ask it, not one particular watch. While it is
+// unreachable a readiness probe asks the API server once a second, and
+// restarts the watches the moment it answers.
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -17,6 +21,7 @@ import {
 import { DNSRECORDSET_PLURAL, GROUP, MANAGED_BY_LABEL, CONTROLLER_NAME, VERSION } from '../../api/index.js';
 import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
+import { ReadinessProbe, probeReadyz } from './probe.js';
 
 export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap';
 
@@ -33,7 +38,23 @@ export interface RemoteClusterOptions {
   recordsNamespace: string;
   relistMs?: number;
   onChange: (change: RemoteChange) => void;
-  onHealth: (healthy: boolean, error?: string) => void;
+  /**
+   * A watch of the cluster failed or recovered. Called for every such change,
+   * not only when the cluster as a whole flips (changed): a reader that ran
+   * between the first and the last watch to notice must be asked again.
+   */
+  onHealth: (health: ClusterHealth) => void;
+  /** How often the readiness probe asks an unreachable cluster's API server (default 1 s, jittered). */
+  probeIntervalMs?: number;
+  /** The probe's own timeout (default 1 s). */
+  probeTimeoutMs?: number;
+}
+
+export interface ClusterHealth {
+  healthy: boolean;
+  /** The cluster as a whole flipped between reachable and unreachable with this change. */
+  changed: boolean;
+  error?: string;
 }
 
 export class RemoteCluster {
@@ -47,12 +68,19 @@ export class RemoteCluster {
   private namespaceWatch?: WatchedResource<V1Namespace>;
   private recordSetWatch?: WatchedResource<DNSRecordSet & KubernetesObject>;
   private wasHealthy: boolean | undefined;
+  private readonly probe: ReadinessProbe;
+  private stopped = false;
 
   constructor(private readonly opts: RemoteClusterOptions) {
     this.kc = opts.kc;
     this.objects = KubernetesObjectApi.makeApiClient(opts.kc);
     this.core = opts.kc.makeApiClient(CoreV1Api);
     this.custom = opts.kc.makeApiClient(CustomObjectsApi);
+    this.probe = new ReadinessProbe({
+      probe: () => probeReadyz(opts.kc, opts.probeTimeoutMs ?? 1_000),
+      onReady: () => this.all().forEach((w) => w.retryNow()),
+      intervalMs: opts.probeIntervalMs,
+    });
   }
 
   get key(): string {
@@ -126,11 +154,26 @@ export class RemoteCluster {
     return all.every((w) => w.healthy || !w.tried);
   }
 
+  /** Why the cluster is unreachable: the first failing watch's error. */
   get lastError(): string | undefined {
-    return this.all().find((w) => w.lastError)?.lastError;
+    return this.all().find((w) => w.tried && !w.healthy)?.lastError;
+  }
+
+  /**
+   * Whether what this watch's cache says can be trusted now: the cluster is
+   * reachable and the watch has listed at least once. Otherwise why not.
+   */
+  unreachableReason(
+    watch: Pick<WatchedResource<KubernetesObject>, 'synced' | 'lastError'>,
+  ): string | undefined {
+    if (this.healthy === false) return this.lastError ?? 'API server not answering';
+    if (!watch.synced) return watch.lastError ?? 'API server not answering yet';
+    return undefined;
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.probe.stop();
     await Promise.all(this.all().map((w) => w.stop()));
   }
 
@@ -162,9 +205,12 @@ export class RemoteCluster {
     w.onChange((type, object) => this.opts.onChange({ kind, type, object }));
     w.onHealth(() => {
       const healthy = this.healthy;
-      if (healthy === undefined || healthy === this.wasHealthy) return;
+      if (healthy === undefined || this.stopped) return;
+      const changed = healthy !== this.wasHealthy;
       this.wasHealthy = healthy;
-      this.opts.onHealth(healthy, healthy ? undefined : this.lastError);
+      if (healthy) this.probe.stop();
+      else this.probe.start();
+      this.opts.onHealth({ healthy, changed, ...(healthy ? {} : { error: this.lastError }) });
     });
     w.start();
     return w;

@@ -108,11 +108,12 @@ export class RecordSetWriter {
       namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
       recordSets.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
     ]);
-    if (!namespaces.healthy)
-      return { outcome: { cluster, result: 'failed', error: namespaces.lastError ?? 'not answering' } };
+    // Reachability is the cluster's, as for the sources: any of its watches failing makes it unreachable.
+    const namespacesWhy = remote.unreachableReason(namespaces);
+    if (namespacesWhy) return { outcome: { cluster, result: 'failed', error: namespacesWhy } };
     if (!namespaces.get(this.opts.recordsNamespace)) return { outcome: { cluster, result: 'skipped' } };
-    if (!recordSets.healthy)
-      return { outcome: { cluster, result: 'failed', error: recordSets.lastError ?? 'not answering' } };
+    const recordSetsWhy = remote.unreachableReason(recordSets);
+    if (recordSetsWhy) return { outcome: { cluster, result: 'failed', error: recordSetsWhy } };
     return { remote };
   }
 }

@@ -90,6 +90,7 @@ export class WatchedResource<T extends KubernetesObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     clearTimeout(this.relistTimer);
     this.restarting = true;
     await this.informer.stop();
@@ -106,6 +107,20 @@ export class WatchedResource<T extends KubernetesObject> {
         resolve();
       });
     });
+  }
+
+  /**
+   * Someone who knows the API server answers again (the cluster's readiness
+   * probe) says so: a watch waiting out its backoff forgets it and starts now,
+   * instead of leaving a cluster that is back unwatched for up to maxBackoffMs.
+   * An attempt already under way, or a healthy watch, is left alone.
+   */
+  retryNow(): void {
+    if (this.stopped || this.healthy || this.retryTimer === undefined) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.failures = 0;
+    this.retry();
   }
 
   /** informer.start() can reject before its watch is set up (a kubeconfig without a cluster): that is a failure like any other. */
@@ -133,11 +148,15 @@ export class WatchedResource<T extends KubernetesObject> {
     this.setHealth(false, errorText(err));
     clearTimeout(this.relistTimer);
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.failures++;
     const min = this.opts.minBackoffMs ?? 250;
     const max = this.opts.maxBackoffMs ?? 5_000;
     const delay = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20)) * (0.8 + Math.random() * 0.4);
-    this.retryTimer = setTimeout(() => this.retry(), delay);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retry();
+    }, delay);
     this.retryTimer.unref();
   }
 
