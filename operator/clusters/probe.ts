@@ -50,6 +50,7 @@ export class ReadinessProbe {
   private running = false;
   /** Counts start()s: a probe still in flight from an earlier run must not schedule a second loop. */
   private run = 0;
+  private inFlight = false;
   /** The last probe's result; undefined right after start(), so that a first success counts. */
   private lastOk?: boolean;
 
@@ -82,6 +83,9 @@ export class ReadinessProbe {
 
   private async tick(run: number): Promise<void> {
     this.timer = undefined;
+    // A probe of an earlier run (stop, then start) still waiting for its answer: one at a time.
+    if (this.inFlight) return this.schedule();
+    this.inFlight = true;
     let ok: boolean;
     try {
       await this.opts.probe();
@@ -89,6 +93,8 @@ export class ReadinessProbe {
     } catch {
       // A failed probe is the expected state of a cluster that is down; the watches report why.
       ok = false;
+    } finally {
+      this.inFlight = false;
     }
     if (!this.running || run !== this.run) return;
     // Only the edge: a server that answers /readyz while a watch keeps failing for
