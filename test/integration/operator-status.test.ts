@@ -147,11 +147,13 @@ describe('GatewayDNS status', () => {
   it('always shows a stopped workload API server in status, whichever watch notices first', async () => {
     const management = env.kubeConfig('management');
     const took: number[] = [];
+    const afterStop: number[] = [];
     // Each try is a race between the cluster's watches; three tries make a lucky pass unlikely.
     for (let i = 0; i < 3; i++) {
       await waitForReady(management, NS, 'gw', 'Ready', 30_000);
       const stoppedAt = Date.now();
       await stopCluster(env.info, 'cluster-b');
+      const stopReturnedAt = Date.now();
       try {
         const gw = await eventually(
           async () => {
@@ -166,6 +168,7 @@ describe('GatewayDNS status', () => {
           20,
         );
         took.push(Date.now() - stoppedAt);
+        afterStop.push(Date.now() - stopReturnedAt);
         expect(readyOf(gw)).toMatchObject({ status: 'False', reason: 'ClusterUnreachable' });
         expect(gw.status?.clusters?.find((c) => c.cluster === 'cluster-b')).toMatchObject({
           addresses: ['127.0.40.2'],
@@ -174,7 +177,9 @@ describe('GatewayDNS status', () => {
         await startCluster(env.info, 'cluster-b');
       }
     }
-    process.stderr.write(`API server stopped → status ClusterUnreachable: ${spread(took)}\n`);
+    process.stderr.write(
+      `API server stop requested → status ClusterUnreachable: ${spread(took)}; after the stop returned: ${spread(afterStop)}\n`,
+    );
     await waitForReady(management, NS, 'gw', 'Ready', 30_000);
   }, 180_000);
 
