@@ -9,7 +9,7 @@ import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import { errorText } from '../runtime/log.js';
-import { RemoteCluster, type RemoteChange } from './remote.js';
+import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 
 export type ClusterEvent =
   /** An object watched in the workload cluster changed. */
@@ -84,9 +84,12 @@ export class ClusterCache {
       recordsNamespace: this.opts.recordsNamespace,
       relistMs: this.opts.relistMs,
       onChange: (change) => this.emit({ type: 'change', cluster: key, change }),
-      onHealth: ({ healthy, changed, error }) => {
+      onHealth: ({ healthy, changed, error, watch }) => {
         if (changed)
           this.opts.log.info(healthy ? 'cluster reachable' : 'cluster unreachable', { cluster: key, error });
+        // The API server answered, but not for this resource: nothing else logs it.
+        if (!watch.healthy && !notAnswering(watch.status))
+          this.opts.log.warn('watch failed', { cluster: key, path: watch.path, error: watch.error });
         this.emit(
           healthy ? { type: 'reachable', cluster: key } : { type: 'unreachable', cluster: key, error },
         );

@@ -2,9 +2,9 @@
 // kubeconfig, and watched caches of what the operator reads there (Services
 // of a namespace, Nodes, Namespaces, our DNSRecordSets), each started on
 // first use. It is the one owner of the cluster's reachability: unreachable
-// as soon as any of its watches fails, reachable when all of them are
-// connected again; readers ask it, not one particular watch. While it is
-// unreachable a readiness probe asks the API server once a second, and
+// as soon as any of its watches finds the API server not answering,
+// reachable when none does; readers ask it, not one particular watch. While
+// it is unreachable a readiness probe asks the API server once a second, and
 // restarts the watches the moment it answers.
 import {
   CoreV1Api,
@@ -55,6 +55,23 @@ export interface ClusterHealth {
   /** The cluster as a whole flipped between reachable and unreachable with this change. */
   changed: boolean;
   error?: string;
+  /** The watch whose health changed. */
+  watch: { path: string; healthy: boolean; error?: string; status?: number };
+}
+
+/**
+ * Whether a watch's failure means the API server does not serve at all: no
+ * answer (refused, reset, timed out) or an answer that it cannot serve now
+ * (429 while its storage initialises, 5xx). A 403 or 404 is about one
+ * resource (RBAC, a CRD not installed): the cluster is reachable, and only
+ * the readers of that watch see its error.
+ */
+export function notAnswering(status: number | undefined): boolean {
+  return status === undefined || status === 429 || status >= 500;
+}
+
+function failsToReach(w: WatchedResource<KubernetesObject>): boolean {
+  return w.tried && !w.healthy && notAnswering(w.lastErrorStatus);
 }
 
 export class RemoteCluster {
@@ -147,27 +164,28 @@ export class RemoteCluster {
     return this.recordSetWatch;
   }
 
-  /** Reachable when every watch started so far is connected; undefined before any has tried. */
+  /** Reachable unless a watch found the API server not answering; undefined before any has tried. */
   get healthy(): boolean | undefined {
     const all = this.all();
     if (!all.some((w) => w.tried)) return undefined;
-    return all.every((w) => w.healthy || !w.tried);
+    return !all.some(failsToReach);
   }
 
-  /** Why the cluster is unreachable: the first failing watch's error. */
+  /** Why the cluster is unreachable: the error of the first watch that found it so. */
   get lastError(): string | undefined {
-    return this.all().find((w) => w.tried && !w.healthy)?.lastError;
+    return this.all().find(failsToReach)?.lastError;
   }
 
   /**
-   * Whether what this watch's cache says can be trusted now: the cluster is
-   * reachable and the watch has listed at least once. Otherwise why not.
+   * Why what this watch's cache says cannot be trusted now, if so: the
+   * cluster is unreachable (whichever watch found that out), or this watch
+   * itself fails or has not connected yet.
    */
   unreachableReason(
-    watch: Pick<WatchedResource<KubernetesObject>, 'synced' | 'lastError'>,
+    watch: Pick<WatchedResource<KubernetesObject>, 'healthy' | 'lastError'>,
   ): string | undefined {
     if (this.healthy === false) return this.lastError ?? 'API server not answering';
-    if (!watch.synced) return watch.lastError ?? 'API server not answering yet';
+    if (!watch.healthy) return watch.lastError ?? 'API server not answering yet';
     return undefined;
   }
 
@@ -203,14 +221,19 @@ export class RemoteCluster {
       relistMs: this.opts.relistMs,
     });
     w.onChange((type, object) => this.opts.onChange({ kind, type, object }));
-    w.onHealth(() => {
+    w.onHealth((watchHealthy, watchError) => {
       const healthy = this.healthy;
       if (healthy === undefined || this.stopped) return;
       const changed = healthy !== this.wasHealthy;
       this.wasHealthy = healthy;
       if (healthy) this.probe.stop();
       else this.probe.start();
-      this.opts.onHealth({ healthy, changed, ...(healthy ? {} : { error: this.lastError }) });
+      this.opts.onHealth({
+        healthy,
+        changed,
+        ...(healthy ? {} : { error: this.lastError }),
+        watch: { path, healthy: watchHealthy, error: watchError, status: w.lastErrorStatus },
+      });
     });
     w.start();
     return w;

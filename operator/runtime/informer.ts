@@ -11,7 +11,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { errorText } from './log.js';
+import { errorText, httpStatus } from './log.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 
@@ -47,6 +47,8 @@ export class WatchedResource<T extends KubernetesObject> {
   tried = false;
   healthy = false;
   lastError?: string;
+  /** The HTTP status of the last failure, when the API server answered at all. */
+  lastErrorStatus?: number;
 
   constructor(private readonly opts: WatchOptions<T>) {
     // What makeInformer builds, plus the field selector it does not pass on.
@@ -145,6 +147,7 @@ export class WatchedResource<T extends KubernetesObject> {
     if (this.stopped || this.restarting) return;
     this.attemptFailed = true;
     this.markTried();
+    this.lastErrorStatus = httpStatus(err);
     this.setHealth(false, errorText(err));
     clearTimeout(this.relistTimer);
     clearTimeout(this.retryTimer);
@@ -189,6 +192,7 @@ export class WatchedResource<T extends KubernetesObject> {
     const changed = healthy !== this.healthy;
     this.healthy = healthy;
     this.lastError = healthy ? undefined : error;
+    if (healthy) this.lastErrorStatus = undefined;
     if (changed) this.healthListeners.forEach((l) => l(healthy, error));
   }
 }
