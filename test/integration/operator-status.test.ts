@@ -19,6 +19,7 @@ import {
   type RecordSetObject,
 } from '../support/operator.js';
 import { prepareClusters } from '../support/prepare.js';
+import { registerWorkloadCluster } from '../support/capi.js';
 
 const NS = 'dev-team';
 const SET = `${NS}.gw`;
@@ -51,8 +52,14 @@ describe('GatewayDNS status', () => {
   let op: OperatorProcess | undefined;
 
   beforeAll(async () => {
-    env = await TestEnv.start({ workloadClusters: WORKLOADS });
+    env = await TestEnv.start({ workloadClusters: [...WORKLOADS, 'bare'] });
     await prepareClusters(env, { namespace: NS, workloads: WORKLOADS, recordsNamespace: 'capi-dns' });
+    // A workload cluster that runs no dns-server: none of our CRDs, no records namespace.
+    await registerWorkloadCluster(env.kubeConfig('management'), {
+      namespace: 'bare-team',
+      cluster: 'bare',
+      kubeconfigPath: env.cluster('bare').kubeconfig,
+    });
     await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.40.1' }]);
     await setLoadBalancer(env.kubeConfig('cluster-b'), 'gw', 'envoy', [{ ip: '127.0.40.2' }]);
     op = await startOperator(env.cluster('management').kubeconfig, ['--no-leader-elect']);
@@ -69,21 +76,28 @@ describe('GatewayDNS status', () => {
       management,
       `/apis/connectivity.tanzu.vmware.com/v1alpha1/namespaces/${NS}/gatewaydns`,
     );
+    const readySeen = () =>
+      watch.events
+        .filter((e) => e.object.metadata.name === 'gw')
+        .map((e) => readyOf(e.object))
+        .filter((c) => c !== undefined);
     let gw: GatewayDnsObject;
     try {
       await apply(management, [gatewayDns('gw', { clusterSelector: {}, service: 'gw/envoy' })]);
       gw = await waitForReady(management, NS, 'gw', 'Ready');
+      // The watch may deliver the last write a moment after a read shows it.
+      await eventually(async () => {
+        if (readySeen().at(-1)?.status !== 'True') throw new Error('the watch has not seen Ready=True yet');
+      });
     } finally {
       watch.stop();
     }
-    const seen = watch.events
-      .filter((e) => e.object.metadata.name === 'gw')
-      .map((e) => readyOf(e.object))
-      .filter((c) => c !== undefined);
+    const seen = readySeen();
     expect(seen[0]).toMatchObject({ status: 'Unknown', reason: 'Pending' });
-    expect(seen[seen.length - 1]).toMatchObject({ status: 'True', reason: 'Ready' });
-    // The flip Unknown → True is a transition; the Pending one had its own time.
-    expect(readyOf(gw)?.lastTransitionTime).toBeTruthy();
+    // Unknown → True is a transition: it has its own time, not Pending's.
+    const pendingAt = Date.parse(seen[0]?.lastTransitionTime ?? '');
+    const readyAt = Date.parse(readyOf(gw)?.lastTransitionTime ?? '');
+    expect(readyAt).toBeGreaterThanOrEqual(pendingAt);
     await waitForRecords(env.kubeConfig('cluster-b'), SET, [
       `${A} A 127.0.40.1`,
       `${B} A 127.0.40.2`,
@@ -142,6 +156,25 @@ describe('GatewayDNS status', () => {
         if (statusCode(err) !== 404) throw err;
       });
     }
+  });
+
+  it('takes a cluster without a dns-server for what it is, not for unreachable', async () => {
+    const management = env.kubeConfig('management');
+    await setLoadBalancer(env.kubeConfig('bare'), 'gw', 'envoy', [{ ip: '127.0.40.7' }]);
+    await apply(management, [
+      {
+        ...gatewayDns('gw', { clusterSelector: {}, service: 'gw/envoy' }),
+        metadata: { name: 'gw', namespace: 'bare-team' },
+      },
+    ]);
+    const gw = await waitForReady(management, 'bare-team', 'gw', 'Ready');
+    expect(gw.status?.clusters).toMatchObject([
+      { cluster: 'bare', state: 'Ready', addresses: ['127.0.40.7'] },
+    ]);
+    expect(readyOf(gw)?.message).toContain('published to 0 workload cluster(s)');
+    expect(
+      op?.logs.filter((l) => l.includes('"cluster unreachable"') && l.includes('bare-team/bare')),
+    ).toEqual([]);
   });
 
   it('always shows a stopped workload API server in status, whichever watch notices first', async () => {
