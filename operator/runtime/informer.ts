@@ -1,6 +1,7 @@
 // A watched cache of one resource: @kubernetes/client-node's makeInformer
-// (ListWatch), which re-lists on 410 Gone but stops for good on any other
-// error, wrapped so that it restarts with backoff, re-lists now and then with
+// (ListWatch), which re-lists on 410 Gone and re-opens after its own 30 s
+// inactivity timeout but, in 2.x as in 1.x, stops for good on any other
+// error (connection refused, 429, 5xx), wrapped so that it restarts with backoff, re-lists now and then with
 // jitter (no watch dies silently), and reports whether its API server is
 // reachable. Its cache survives errors: an unreachable cluster keeps its last
 // known objects.
@@ -11,6 +12,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { WatchReconnectPolicy } from '../../process/watch-reconnect.js';
 import { errorText, httpStatus } from './log.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
@@ -51,7 +53,8 @@ export class WatchedResource<T extends KubernetesObject> {
   lastErrorStatus?: number;
 
   constructor(private readonly opts: WatchOptions<T>) {
-    // What makeInformer builds, plus the field selector it does not pass on.
+    // What makeInformer builds, plus the field selector and the reconnect policy it does not pass on.
+    const reconnect = new WatchReconnectPolicy();
     this.informer = new ListWatch<T>(
       opts.path,
       new Watch(opts.kc),
@@ -59,7 +62,9 @@ export class WatchedResource<T extends KubernetesObject> {
       false,
       opts.labelSelector,
       opts.fieldSelector,
+      { delayFn: reconnect.delayFn },
     );
+    this.informer.on('connect', reconnect.connected);
     for (const type of ['add', 'update', 'delete'] as const)
       this.informer.on(type, (obj: T) => {
         if (!this.stopped) this.changeListeners.forEach((l) => l(type, obj));
