@@ -13,7 +13,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { WatchReconnectPolicy } from '../../process/watch-reconnect.js';
-import { errorText } from './log.js';
+import { errorText, httpStatus } from './log.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 
@@ -49,6 +49,8 @@ export class WatchedResource<T extends KubernetesObject> {
   tried = false;
   healthy = false;
   lastError?: string;
+  /** The HTTP status of the last failure, when the API server answered at all. */
+  lastErrorStatus?: number;
 
   constructor(private readonly opts: WatchOptions<T>) {
     // What makeInformer builds, plus the field selector and the reconnect policy it does not pass on.
@@ -95,6 +97,7 @@ export class WatchedResource<T extends KubernetesObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     clearTimeout(this.relistTimer);
     this.restarting = true;
     await this.informer.stop();
@@ -111,6 +114,20 @@ export class WatchedResource<T extends KubernetesObject> {
         resolve();
       });
     });
+  }
+
+  /**
+   * Someone who knows the API server answers again (the cluster's readiness
+   * probe) says so: a watch waiting out its backoff forgets it and starts now,
+   * instead of leaving a cluster that is back unwatched for up to maxBackoffMs.
+   * An attempt already under way, or a healthy watch, is left alone.
+   */
+  retryNow(): void {
+    if (this.stopped || this.healthy || this.retryTimer === undefined) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.failures = 0;
+    this.retry();
   }
 
   /** informer.start() can reject before its watch is set up (a kubeconfig without a cluster): that is a failure like any other. */
@@ -135,14 +152,19 @@ export class WatchedResource<T extends KubernetesObject> {
     if (this.stopped || this.restarting) return;
     this.attemptFailed = true;
     this.markTried();
+    this.lastErrorStatus = httpStatus(err);
     this.setHealth(false, errorText(err));
     clearTimeout(this.relistTimer);
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.failures++;
     const min = this.opts.minBackoffMs ?? 250;
     const max = this.opts.maxBackoffMs ?? 5_000;
     const delay = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20)) * (0.8 + Math.random() * 0.4);
-    this.retryTimer = setTimeout(() => this.retry(), delay);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retry();
+    }, delay);
     this.retryTimer.unref();
   }
 
@@ -175,6 +197,7 @@ export class WatchedResource<T extends KubernetesObject> {
     const changed = healthy !== this.healthy;
     this.healthy = healthy;
     this.lastError = healthy ? undefined : error;
+    if (healthy) this.lastErrorStatus = undefined;
     if (changed) this.healthListeners.forEach((l) => l(healthy, error));
   }
 }
