@@ -83,9 +83,11 @@ export class SourceReader {
     await Promise.all(
       [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
     );
+    // The cluster, not these watches, says whether it is reachable: when the API server goes,
+    // whichever of its watches notices first makes it unreachable for every reader.
     for (const w of [services, nodes, slices]) {
-      if (w && !w.healthy)
-        return this.unreachable(gw, memoryKey, cluster, w.lastError ?? 'API server not answering yet');
+      const why = w && remote.unreachableReason(w);
+      if (why) return this.unreachable(gw, memoryKey, cluster, why);
     }
     const service = services.get(spec.serviceName, spec.serviceNamespace);
     const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
