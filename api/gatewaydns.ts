@@ -50,6 +50,8 @@ export interface GatewayDNSSpec {
   service: string;
   resolutionType?: ResolutionType;
   answer?: AnswerPolicy;
+  /** Names inside the zone that answer like the cluster-independent name. */
+  hostnames?: string[];
   gatewayLabel?: string;
   nodeAddressTypes?: NodeAddressType[];
   ttl?: number;
@@ -97,6 +99,7 @@ export interface GatewayDNS {
 }
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+const HOSTNAME = '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 
 /** JSON schema (draft 2020-12 subset ajv understands) of GatewayDNS.spec; mirrors the CRD. */
@@ -132,6 +135,11 @@ export const GATEWAYDNS_SPEC_SCHEMA = {
     },
     resolutionType: { type: 'string', enum: [...RESOLUTION_TYPES] },
     answer: { type: 'string', enum: [...ANSWER_POLICIES] },
+    hostnames: {
+      type: 'array',
+      maxItems: 32,
+      items: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME },
+    },
     gatewayLabel: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
     nodeAddressTypes: {
       type: 'array',

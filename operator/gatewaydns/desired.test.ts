@@ -161,6 +161,18 @@ describe('recordsFor', () => {
     });
   });
 
+  it('custom host names answer like the cluster-independent name', () => {
+    const records = recordsFor(
+      input({
+        facts: [facts('a', ['10.0.0.1', 'fd00::1']), facts('b', ['10.0.0.2'])],
+        hostnames: ['db.xcc.test'],
+      }),
+    );
+    expect(
+      records.filter((r) => r.name === 'db.xcc.test').map((r) => `${r.type} ${r.values.join(',')}`),
+    ).toEqual(['A 10.0.0.1,10.0.0.2', 'AAAA fd00::1']);
+  });
+
   it('publishes node addresses and SRV records for nodePort', () => {
     const records = recordsFor(
       input({

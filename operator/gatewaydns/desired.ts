@@ -29,6 +29,8 @@ export interface DesiredInput {
   excludedDomains?: string[];
   /** answer localFirst: the workload cluster that receives this record set. */
   receivingCluster?: string;
+  /** Custom host names to serve (already checked: see hostnames.ts); they answer like the cluster-independent name. */
+  hostnames?: string[];
 }
 
 export function recordSetFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet {
@@ -83,6 +85,7 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
   if (all.length) {
     const domain = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), all, ttl));
+    for (const hostname of input.hostnames ?? []) records.push(...addressRecords(hostname, all, ttl));
     if (nodePort) {
       const byPort = new Map<string, { port: GatewayPort; values: string[] }>();
       for (const facts of answering.filter((f) => hasIp(f.addresses))) {

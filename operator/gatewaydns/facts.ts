@@ -40,6 +40,8 @@ export interface ClusterFacts {
   /** Resolution types that read EndpointSlices: how many endpoints there are, and how many ready. */
   readyEndpoints?: number;
   totalEndpoints?: number;
+  /** Names the Service asks for with the fqdn annotation. */
+  annotatedHostnames?: string[];
   /** When the addresses were read (RFC 3339). */
   lastSeen?: string;
 }
@@ -53,6 +55,7 @@ export interface ServiceObservation {
   unreadyHostnames?: string[];
   readyEndpoints?: number;
   totalEndpoints?: number;
+  annotatedHostnames?: string[];
 }
 
 export interface ObserveOptions {

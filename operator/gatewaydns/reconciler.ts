@@ -20,6 +20,7 @@ import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
 import { fitRecordSet } from './limits.js';
+import { customHostnames, type HostnameClaim } from './hostnames.js';
 import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, pendingStatus, statusFor, type TargetOutcome } from './status.js';
@@ -138,6 +139,12 @@ export class GatewayDnsReconciler {
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
+    const hostnames = customHostnames(
+      hostnameClaimOf(gw, spec.hostnames),
+      [...spec.hostnames, ...facts.flatMap((f) => f.annotatedHostnames ?? [])],
+      this.opts.domainSuffix,
+      this.hostnameClaims(gw),
+    );
     // One desired set for every cluster, or with answer localFirst one per receiving cluster;
     // the writer compares before it writes, so a change costs one write per cluster it alters.
     const desiredFor = (receivingCluster?: string) =>
@@ -150,6 +157,7 @@ export class GatewayDnsReconciler {
             suffix: this.opts.domainSuffix,
             facts,
             excludedDomains: conflict.lostDomains,
+            hostnames: hostnames.served,
             ...(receivingCluster ? { receivingCluster } : {}),
           },
           this.opts.recordsNamespace,
@@ -180,6 +188,7 @@ export class GatewayDnsReconciler {
         // Not `now`: a Ready that flips from Pending flips when the work is done.
         now: new Date(),
         omitted,
+        refusedHostnames: hostnames.refused,
       }),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');
@@ -226,6 +235,18 @@ export class GatewayDnsReconciler {
       .map((o) => {
         const spec = validateGatewayDnsSpec(o.spec);
         return this.claimOf(o, spec.valid ? this.selectedClusters(namespace, spec.spec.clusterSelector) : []);
+      });
+  }
+
+  /** spec.hostnames of every other GatewayDNS the operator sees, in any namespace: custom names are not per team. */
+  private hostnameClaims(gw: GatewayDNS): HostnameClaim[] {
+    const self = `${gw.metadata.namespace}/${gw.metadata.name}`;
+    return this.opts
+      .listGatewayDns('')
+      .filter((o) => `${o.metadata.namespace}/${o.metadata.name}` !== self && !o.metadata.deletionTimestamp)
+      .flatMap((o) => {
+        const spec = validateGatewayDnsSpec(o.spec);
+        return spec.valid && spec.spec.hostnames.length ? [hostnameClaimOf(o, spec.spec.hostnames)] : [];
       });
   }
 
@@ -327,4 +348,12 @@ export class GatewayDnsReconciler {
       `finalizers of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
     );
   }
+}
+
+function hostnameClaimOf(gw: GatewayDNS, hostnames: string[]): HostnameClaim {
+  return {
+    gatewayDns: `${gw.metadata.namespace}/${gw.metadata.name}`,
+    createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
+    hostnames,
+  };
 }

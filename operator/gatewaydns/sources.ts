@@ -3,11 +3,12 @@
 // cluster keeps its last known addresses: from memory, or after a restart
 // from the GatewayDNS's own status, so nothing is withdrawn because a cluster
 // is briefly away.
-import type { GatewayDNS } from '../../api/index.js';
+import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import { clusterKey, type ClusterCache } from '../clusters/cache.js';
 import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
 import { WatchHolds } from './holds.js';
+import { annotatedHostnames } from './hostnames.js';
 import type { Logger } from '../runtime/log.js';
 import type { EffectiveSpec } from './validate.js';
 
@@ -97,6 +98,8 @@ export class SourceReader {
         : spec.resolutionType === 'clusterIP'
           ? withEndpointHealth(observeService(service, [], spec), serviceSlices)
           : observeService(service, [...(nodes?.list() ?? [])], spec);
+    const fqdn = annotatedHostnames(service?.metadata?.annotations?.[FQDN_ANNOTATION]);
+    if (fqdn.length) seen.annotatedHostnames = fqdn;
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
     const unchanged =
       previous?.state === seen.state &&
@@ -122,6 +125,7 @@ export class SourceReader {
       // Per-pod names and SRV records stay too, while they are remembered (not across a restart).
       ...(previous?.endpoints ? { endpoints: previous.endpoints } : {}),
       ...(previous?.unreadyHostnames ? { unreadyHostnames: previous.unreadyHostnames } : {}),
+      ...(previous?.annotatedHostnames ? { annotatedHostnames: previous.annotatedHostnames } : {}),
       error,
       ...(previous?.lastSeen ? { lastSeen: previous.lastSeen } : {}),
     };

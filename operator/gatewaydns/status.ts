@@ -24,6 +24,8 @@ export interface StatusInput {
   now: Date;
   /** What the record set left out to stay within DNS and etcd limits. */
   omitted?: Omission[];
+  /** Custom host names asked for but not served, and why. */
+  refusedHostnames?: { name: string; reason: string }[];
 }
 
 export function statusFor(input: StatusInput): GatewayDNSStatus {
@@ -155,6 +157,9 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     `addresses of ${ready.join(', ')} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${others.join(', ')}`] : []),
     ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
+    ...(input.refusedHostnames?.length
+      ? [`hostnames not served: ${input.refusedHostnames.map((h) => `${h.name} (${h.reason})`).join(', ')}`]
+      : []),
     ...(conflict.with.length
       ? [
           `newer gatewaydns ${conflict.with.join(', ')} claim some of the same names and leave them to this one`,

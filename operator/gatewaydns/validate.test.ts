@@ -17,6 +17,7 @@ describe('validateGatewayDnsSpec', () => {
         serviceName: 'envoy',
         resolutionType: 'loadBalancer',
         answer: 'all',
+        hostnames: [],
         gatewayLabel: 'gateway',
         nodeAddressTypes: ['ExternalIP', 'InternalIP'],
         ttl: 30,

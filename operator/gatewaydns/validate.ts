@@ -23,6 +23,7 @@ export interface EffectiveSpec {
   serviceName: string;
   resolutionType: ResolutionType;
   answer: AnswerPolicy;
+  hostnames: string[];
   gatewayLabel: string;
   nodeAddressTypes: NodeAddressType[];
   ttl: number;
@@ -52,6 +53,7 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
       serviceName,
       resolutionType: spec.resolutionType ?? DEFAULT_RESOLUTION_TYPE,
       answer: spec.answer ?? DEFAULT_ANSWER_POLICY,
+      hostnames: [...new Set(spec.hostnames ?? [])].sort(),
       gatewayLabel: spec.gatewayLabel ?? DEFAULT_GATEWAY_LABEL,
       nodeAddressTypes: spec.nodeAddressTypes?.length ? spec.nodeAddressTypes : DEFAULT_NODE_ADDRESS_TYPES,
       ttl: spec.ttl ?? DEFAULT_TTL,
