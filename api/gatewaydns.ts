@@ -10,10 +10,24 @@ export const GATEWAYDNS_PLURAL = 'gatewaydns';
 /** Holds a GatewayDNS until its record sets are withdrawn from every workload cluster. */
 export const GATEWAYDNS_FINALIZER = 'connectivity.tanzu.vmware.com/gatewaydns';
 
-export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort'] as const;
+/**
+ * loadBalancer, nodePort: the Service's gateway addresses. clusterIP: its
+ * cluster IPs, for networks where service CIDRs route between clusters.
+ * headless: its ready pod addresses from EndpointSlices, for routable pod networks.
+ */
+export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort', 'clusterIP', 'headless'] as const;
 export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
 export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
 export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
+
+/**
+ * How the cluster-independent name answers in each workload cluster. all: every
+ * selected cluster's addresses. localFirst: a selected cluster with ready
+ * addresses gets its own; the others, and one with none ready, get the union.
+ */
+export const ANSWER_POLICIES = ['all', 'localFirst'] as const;
+export type AnswerPolicy = (typeof ANSWER_POLICIES)[number];
+export const DEFAULT_ANSWER_POLICY: AnswerPolicy = 'all';
 
 export const DEFAULT_GATEWAY_LABEL = 'gateway';
 export const DEFAULT_RESOLUTION_TYPE: ResolutionType = 'loadBalancer';
@@ -35,6 +49,9 @@ export interface GatewayDNSSpec {
   /** "namespace/name" of the Service in each selected workload cluster. */
   service: string;
   resolutionType?: ResolutionType;
+  answer?: AnswerPolicy;
+  /** Names inside the zone that answer like the cluster-independent name. */
+  hostnames?: string[];
   gatewayLabel?: string;
   nodeAddressTypes?: NodeAddressType[];
   ttl?: number;
@@ -53,8 +70,13 @@ export interface Condition {
 
 export interface ClusterStatus {
   cluster: string;
-  /** Ready, Unreachable, ServiceNotFound, NoAddresses */
+  /** Ready, Unreachable, ServiceNotFound, NoAddresses, HeadlessService */
   state: string;
+  /** Resolution types that read EndpointSlices: ready endpoints, of totalEndpoints. */
+  readyEndpoints?: number;
+  totalEndpoints?: number;
+  /** Why the cluster is not Ready and what to do, when its state alone does not say. */
+  message?: string;
   addresses?: string[];
   lastError?: string;
   /** When the addresses shown were last read from the cluster. */
@@ -77,6 +99,7 @@ export interface GatewayDNS {
 }
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+const HOSTNAME = '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 
 /** JSON schema (draft 2020-12 subset ajv understands) of GatewayDNS.spec; mirrors the CRD. */
@@ -111,6 +134,12 @@ export const GATEWAYDNS_SPEC_SCHEMA = {
       pattern: `^${DNS_LABEL.slice(1, -1)}/${DNS_LABEL.slice(1, -1)}$`,
     },
     resolutionType: { type: 'string', enum: [...RESOLUTION_TYPES] },
+    answer: { type: 'string', enum: [...ANSWER_POLICIES] },
+    hostnames: {
+      type: 'array',
+      maxItems: 32,
+      items: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME },
+    },
     gatewayLabel: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
     nodeAddressTypes: {
       type: 'array',

@@ -1,3 +1,4 @@
 export * from './dnsrecordset.js';
 export * from './gatewaydns.js';
 export * from './naming.js';
+export * from './limits.js';

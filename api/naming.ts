@@ -61,6 +61,12 @@ function trimDot(name: string): string {
   return name.replace(/^\.+|\.+$/g, '');
 }
 
+/**
+ * On a Service in a selected workload cluster: a host name (or several, comma-separated) inside
+ * the zone that answers like the GatewayDNS's cluster-independent name.
+ */
+export const FQDN_ANNOTATION = `${GROUP}/fqdn`;
+
 /** The dns-server Service in each workload cluster's records namespace (config/dns-server). */
 export const DNS_SERVER_SERVICE = 'capi-dns-server';
 /**

@@ -148,3 +148,61 @@ describe('Responder', () => {
     expect(rcodeOf(out)).toBe('NXDOMAIN');
   });
 });
+
+describe('large record sets', () => {
+  const ipv4 = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  const ipv6 = (i: number) => `fd00::${i.toString(16)}`;
+  const built = buildZones(
+    sourced(
+      recordSet('large', [
+        { name: '*.pods.xcc.test', type: 'A', values: Array.from({ length: 300 }, (_, i) => ipv4(i)) },
+        { name: 'most.xcc.test', type: 'A', values: Array.from({ length: 4000 }, (_, i) => ipv4(i)) },
+        { name: 'most.xcc.test', type: 'AAAA', values: Array.from({ length: 2000 }, (_, i) => ipv6(i)) },
+        { name: 'toomany.xcc.test', type: 'A', values: Array.from({ length: 5000 }, (_, i) => ipv4(i)) },
+        { name: 'fine.xcc.test', type: 'A', values: ['10.9.9.9'] },
+      ]),
+    ),
+    [zoneConfig()],
+    7,
+  );
+  const r = new Responder({ maxUdpSize: 1232 });
+  r.load(built.zones);
+
+  it.each([
+    ['300 A values over UDP: TC, no records', 'x.pods.xcc.test', 'A', 'udp', true, 0, 'NOERROR'],
+    ['300 A values over TCP: all of them', 'x.pods.xcc.test', 'A', 'tcp', false, 300, 'NOERROR'],
+    ['4,000 A values over TCP: all of them', 'most.xcc.test', 'A', 'tcp', false, 4000, 'NOERROR'],
+    [
+      'ANY beyond a TCP message: the first RRset alone (RFC 8482)',
+      'most.xcc.test',
+      'ANY',
+      'tcp',
+      false,
+      4000,
+      'NOERROR',
+    ],
+    [
+      'an RRset beyond a TCP message is skipped, not served in part',
+      'toomany.xcc.test',
+      'A',
+      'tcp',
+      false,
+      0,
+      'NXDOMAIN',
+    ],
+    ['the rest of the zone is served', 'fine.xcc.test', 'A', 'udp', false, 1, 'NOERROR'],
+  ] as const)('%s', (_what, name, type, transport, tc, count, rcode) => {
+    const { packet, raw } = ask(r, query(name, type, { edns: 1232 }), transport);
+    expect(raw.length).toBeLessThanOrEqual(65535);
+    expect([packet.flag_tc, packet.answers?.length ?? 0, rcodeOf(packet)]).toEqual([tc, count, rcode]);
+  });
+
+  it('reports the skipped RRset', () => {
+    expect(built.problems).toEqual([
+      expect.objectContaining({
+        record: 'toomany.xcc.test/A',
+        reason: expect.stringMatching(/5000 values need 80000 octets/),
+      }),
+    ]);
+  });
+});

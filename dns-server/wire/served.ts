@@ -4,6 +4,7 @@
 // (a worker thread, see ../builder.ts) and transferred without copying; the
 // responder only adds a name → index Map. No per-answer JS objects survive a
 // build: 100,000 records cost a few megabytes of arena, not a heap of Buffers.
+import { MAX_ANSWER_OCTETS } from '../../api/index.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
@@ -113,6 +114,22 @@ export function encodeServed(zones: Zone[]): ServedData {
   return { arena: arena.done(), zones: served };
 }
 
+/**
+ * The answer's template, if it fits a DNS message over TCP. Each RRset does
+ * (the build skips one that does not), but ANY gathers every RRset at a name,
+ * and a CNAME chain several names: ANY then answers with the first RRset alone
+ * (RFC 8482 section 4.1 lets it answer a subset), a chain gets SERVFAIL.
+ */
+function fitting(zone: Zone, node: ZoneNode, type: number, mode: 'no' | 'wildcard'): Template {
+  const full = encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, type), mode);
+  if (full.sections.length <= MAX_ANSWER_OCTETS) return full;
+  if (type === T.ANY) {
+    const [first] = node.rrsets.keys();
+    if (first !== undefined && first !== T.CNAME) return fitting(zone, node, first, mode);
+  }
+  return encodeTemplate(node.name, { rcode: RCODE.SERVFAIL, answer: [], authority: [] }, mode);
+}
+
 /** Every slot's answer at a node (names without data share their zone's NODATA). */
 function encodeNode(
   zone: Zone,
@@ -133,9 +150,7 @@ function encodeNode(
   SLOT_TYPES.forEach((type, slot) => {
     if (type === T.ANY && anyShares) slots[at + slot] = slots[at + SLOTS[node.rrsets.keys().next().value!]!]!;
     else if (type === T.ANY || chases || node.rrsets.has(type))
-      slots[at + slot] = arena.add(
-        encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, type), mode),
-      );
+      slots[at + slot] = arena.add(fitting(zone, node, type, mode));
     else slots[at + slot] = nodata;
   });
 }

@@ -2,7 +2,7 @@
 // name the same owner and type are merged with their values deduplicated;
 // a record that cannot be served is reported and skipped, never fatal.
 import { createHash } from 'node:crypto';
-import { DEFAULT_TTL, type DNSRecordSet } from '../../api/index.js';
+import { DEFAULT_TTL, MAX_ANSWER_OCTETS, nameWireOctets, type DNSRecordSet } from '../../api/index.js';
 import { isInZone, isWildcard as isWildcardName, NameError, parseName } from './name.js';
 import { namesBetween, presentData, T, type RData, type RRset } from './rr.js';
 import { parseValue, RecordError } from './values.js';
@@ -77,6 +77,7 @@ export function buildZones(input: SourcedRecordSet[], configs: ZoneConfig[], ser
   for (const config of configs) {
     const merged = sets.get(config.name)!;
     resolveCnameConflicts(merged, problems);
+    dropOversized(merged, problems);
     hash.update(JSON.stringify(config));
     const { zone, records } = makeZone(config, merged, serial, hash);
     zones.push(zone);
@@ -163,6 +164,43 @@ function resolveCnameConflicts(merged: Map<string, MergedSet>, problems: Problem
       cname.keys = [keep];
     }
   }
+}
+
+/**
+ * An RRset whose answer cannot fit a DNS message even over TCP (65,535 octets,
+ * RFC 1035 section 4.2.2) cannot be served whole, and RFC 2181 section 5 does
+ * not allow serving part of it: it is skipped and reported.
+ */
+function dropOversized(merged: Map<string, MergedSet>, problems: Problem[]): void {
+  for (const [key, set] of merged) {
+    let octets = 0;
+    for (const d of set.data) octets += rdataAnswerOctets(d);
+    if (octets <= MAX_ANSWER_OCTETS) continue;
+    merged.delete(key);
+    problems.push({
+      source: 'merge',
+      record: `${set.name}/${typeName(set.type)}`,
+      reason: `${set.data.length} values need ${octets} octets in an answer, more than a DNS message over TCP holds (${MAX_ANSWER_OCTETS}); record skipped`,
+    });
+  }
+}
+
+/** As the encoder writes one record: owner pointer (2), type, class, TTL, length (10), RDATA. */
+function rdataAnswerOctets(d: RData): number {
+  switch (d.kind) {
+    case 'bytes':
+      return 12 + d.bytes.length;
+    case 'name':
+      return 12 + nameWireOctets(d.target);
+    case 'srv':
+      return 12 + 6 + nameWireOctets(d.target);
+    case 'soa':
+      return 12 + nameWireOctets(d.mname) + nameWireOctets(d.rname) + 20;
+  }
+}
+
+function typeName(type: number): string {
+  return Object.entries(T).find(([, code]) => code === type)?.[0] ?? String(type);
 }
 
 function makeZone(

@@ -9,11 +9,13 @@
 import {
   CoreV1Api,
   CustomObjectsApi,
+  DiscoveryV1Api,
   KubernetesObjectApi,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type V1ConfigMap,
+  type V1EndpointSlice,
   type V1Namespace,
   type V1Node,
   type V1Service,
@@ -23,7 +25,10 @@ import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
 import { ReadinessProbe, probeReadyz } from './probe.js';
 
-export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap';
+export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap' | 'EndpointSlice';
+
+/** The EndpointSlice controller's label naming a slice's Service: only such slices are watched. */
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 export interface RemoteChange {
   kind: RemoteKind;
@@ -79,6 +84,8 @@ export class RemoteCluster {
   readonly objects: KubernetesObjectApi;
   readonly core: CoreV1Api;
   private readonly custom: CustomObjectsApi;
+  private readonly discovery: DiscoveryV1Api;
+  private readonly endpointSlices = new Map<string, WatchedResource<V1EndpointSlice>>();
   private readonly services = new Map<string, WatchedResource<V1Service>>();
   private readonly configMaps = new Map<string, WatchedResource<V1ConfigMap>>();
   private nodeWatch?: WatchedResource<V1Node>;
@@ -93,6 +100,7 @@ export class RemoteCluster {
     this.objects = KubernetesObjectApi.makeApiClient(opts.kc);
     this.core = opts.kc.makeApiClient(CoreV1Api);
     this.custom = opts.kc.makeApiClient(CustomObjectsApi);
+    this.discovery = opts.kc.makeApiClient(DiscoveryV1Api);
     this.probe = new ReadinessProbe({
       probe: () => probeReadyz(opts.kc, opts.probeTimeoutMs ?? 1_000),
       onReady: () => this.all().forEach((w) => w.retryNow()),
@@ -114,6 +122,37 @@ export class RemoteCluster {
       this.services.set(namespace, w);
     }
     return w;
+  }
+
+  /**
+   * EndpointSlices of one namespace, started on first use and stopped by
+   * releaseEndpointSlices: a namespace of a large cluster has many, so the watch
+   * lives only while some GatewayDNS needs it.
+   */
+  endpointSlicesIn(namespace: string): WatchedResource<V1EndpointSlice> {
+    let w = this.endpointSlices.get(namespace);
+    if (!w) {
+      w = this.watch(
+        'EndpointSlice',
+        `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
+        () => this.discovery.listNamespacedEndpointSlice({ namespace, labelSelector: SERVICE_NAME_LABEL }),
+        SERVICE_NAME_LABEL,
+      );
+      this.endpointSlices.set(namespace, w);
+    }
+    return w;
+  }
+
+  releaseEndpointSlices(namespace: string): void {
+    const w = this.endpointSlices.get(namespace);
+    if (!w) return;
+    this.endpointSlices.delete(namespace);
+    void w.stop();
+  }
+
+  /** Namespaces whose EndpointSlices are watched now. */
+  get endpointSliceNamespaces(): string[] {
+    return [...this.endpointSlices.keys()].sort();
   }
 
   /** One ConfigMap (kube-system/coredns, for CoreDNS's Corefile), watched alone. */
@@ -198,6 +237,7 @@ export class RemoteCluster {
   private all(): WatchedResource<KubernetesObject>[] {
     return [
       ...this.services.values(),
+      ...this.endpointSlices.values(),
       ...this.configMaps.values(),
       ...(this.nodeWatch ? [this.nodeWatch] : []),
       ...(this.namespaceWatch ? [this.namespaceWatch] : []),

@@ -14,6 +14,8 @@ export const REASONS = {
   ServiceNotFound: 'ServiceNotFound',
   /** The Service exists but no selected cluster gives it an address yet. */
   NoAddresses: 'NoAddresses',
+  /** resolutionType clusterIP names a headless Service (no cluster IP) in every selected cluster that has it. */
+  HeadlessService: 'HeadlessService',
   /** Another GatewayDNS in the namespace, created earlier, already claims some of the names. */
   Conflict: 'Conflict',
   /** The spec fails validation (e.g. stored under an older CRD). */

@@ -229,6 +229,12 @@ export class GatewayDnsController {
           if (gw.spec?.service === service) mark(objectKey(gw));
         break;
       }
+      case 'EndpointSlice': {
+        const service = `${object.metadata?.namespace}/${object.metadata?.labels?.['kubernetes.io/service-name']}`;
+        for (const gw of this.gatewayDns.list(namespace))
+          if (gw.spec?.service === service) mark(objectKey(gw));
+        break;
+      }
       case 'Node':
         for (const gw of this.gatewayDns.list(namespace))
           if (gw.spec?.resolutionType === 'nodePort') mark(objectKey(gw));

@@ -49,6 +49,130 @@ describe('recordsFor', () => {
     ).toEqual(['A']);
   });
 
+  it('publishes cluster IPs under the same names, A and AAAA for a dual-stack Service', () => {
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'clusterIP', gatewayLabel: 'db' }),
+        facts: [
+          facts('a', ['10.96.0.10', 'fd00:10:96::a']),
+          facts('b', [], { state: 'HeadlessService', message: 'headless' }),
+          facts('c', ['10.97.0.10']),
+        ],
+      }),
+    );
+    expect(records.map((r) => `${r.name} ${r.type} ${r.values.join(',')}`)).toEqual([
+      '*.db.a.dev-team.clusters.xcc.test A 10.96.0.10',
+      '*.db.a.dev-team.clusters.xcc.test AAAA fd00:10:96::a',
+      '*.db.c.dev-team.clusters.xcc.test A 10.97.0.10',
+      '*.db.dev-team.clusters.xcc.test A 10.96.0.10,10.97.0.10',
+      '*.db.dev-team.clusters.xcc.test AAAA fd00:10:96::a',
+    ]);
+  });
+
+  it('headless: pod addresses, per-pod names and SRV records with per-pod targets', () => {
+    const pg = { name: 'pg', protocol: 'TCP', port: 5432 };
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'headless', gatewayLabel: 'pg' }),
+        facts: [
+          facts('a', ['10.1.0.1', '10.1.0.2', 'fd00::1'], {
+            endpoints: [
+              { hostname: 'pg-0', addresses: ['10.1.0.1', 'fd00::1'], ports: [pg] },
+              { hostname: 'pg-1', addresses: ['10.1.0.2'], ports: [pg] },
+            ],
+          }),
+          facts('b', ['10.2.0.1'], {
+            endpoints: [{ addresses: ['10.2.0.1'], ports: [{ ...pg, port: 6432 }] }],
+          }),
+          facts('c', [], { readyEndpoints: 0, totalEndpoints: 3 }),
+        ],
+      }),
+    );
+    const a = 'pg.a.dev-team.clusters.xcc.test';
+    const b = 'pg.b.dev-team.clusters.xcc.test';
+    const any = 'pg.dev-team.clusters.xcc.test';
+    expect(records.map((r) => `${r.name} ${r.type} ${r.values.join(',')}`)).toEqual([
+      `*.${a} A 10.1.0.1,10.1.0.2`,
+      `*.${a} AAAA fd00::1`,
+      `*.${b} A 10.2.0.1`,
+      `*.${any} A 10.1.0.1,10.1.0.2,10.2.0.1`,
+      `*.${any} AAAA fd00::1`,
+      `_pg._tcp.${a} SRV 0 0 5432 pg-0.${a}.,0 0 5432 pg-1.${a}.`,
+      `_pg._tcp.${b} SRV 0 0 6432 ${b}.`,
+      `_pg._tcp.${any} SRV 0 0 5432 pg-0.${a}.,0 0 5432 pg-1.${a}.,0 0 6432 ${b}.`,
+      `pg-0.${a} A 10.1.0.1`,
+      `pg-0.${a} AAAA fd00::1`,
+      `pg-1.${a} A 10.1.0.2`,
+      `${a} A 10.1.0.1,10.1.0.2`,
+      `${a} AAAA fd00::1`,
+      `${b} A 10.2.0.1`,
+    ]);
+  });
+
+  it('headless: a cluster whose endpoints are all unready leaves the cluster-independent name', () => {
+    const records = recordsFor(
+      input({
+        spec: spec({ resolutionType: 'headless' }),
+        facts: [
+          facts('a', ['10.1.0.1'], { endpoints: [{ addresses: ['10.1.0.1'], ports: [] }] }),
+          facts('b', [], { endpoints: [], readyEndpoints: 0, totalEndpoints: 2 }),
+        ],
+      }),
+    );
+    expect(records.filter((r) => r.name.startsWith('*.gateway.dev-team')).map((r) => r.values)).toEqual([
+      ['10.1.0.1'],
+    ]);
+    expect(records.some((r) => r.name.includes('.b.'))).toBe(false);
+  });
+
+  describe('answer localFirst', () => {
+    const any = '*.gateway.dev-team.clusters.xcc.test';
+    const pg = { name: 'pg', protocol: 'TCP', port: 5432 };
+    const three = [
+      facts('a', ['10.0.0.1'], { endpoints: [{ hostname: 'pg-0', addresses: ['10.0.0.1'], ports: [pg] }] }),
+      facts('b', ['10.0.0.2'], { endpoints: [{ hostname: 'pg-0', addresses: ['10.0.0.2'], ports: [pg] }] }),
+      facts('c', []),
+    ];
+    it.each([
+      ['a selected cluster with ready addresses answers its own', 'a', ['10.0.0.1'], ['a']],
+      ['a selected cluster with none ready gets the union', 'c', ['10.0.0.1', '10.0.0.2'], ['a', 'b']],
+      ['a cluster that is not selected gets the union', 'z', ['10.0.0.1', '10.0.0.2'], ['a', 'b']],
+    ])('%s', (_what, receivingCluster, addresses, srvClusters) => {
+      const records = recordsFor(
+        input({
+          spec: spec({ resolutionType: 'headless', answer: 'localFirst' }),
+          facts: three,
+          receivingCluster,
+        }),
+      );
+      expect(records.find((r) => r.name === any)?.values).toEqual(addresses);
+      expect(records.find((r) => r.name === '_pg._tcp.gateway.dev-team.clusters.xcc.test')?.values).toEqual(
+        srvClusters.map((c) => `0 0 5432 pg-0.gateway.${c}.dev-team.clusters.xcc.test.`),
+      );
+      // The per-cluster names are the same everywhere.
+      expect(records.filter((r) => r.name.startsWith('*.gateway.a.')).map((r) => r.values)).toEqual([
+        ['10.0.0.1'],
+      ]);
+    });
+
+    it('answer all ignores the receiving cluster', () => {
+      const records = recordsFor(input({ facts: three, receivingCluster: 'a' }));
+      expect(records.find((r) => r.name === any)?.values).toEqual(['10.0.0.1', '10.0.0.2']);
+    });
+  });
+
+  it('custom host names answer like the cluster-independent name', () => {
+    const records = recordsFor(
+      input({
+        facts: [facts('a', ['10.0.0.1', 'fd00::1']), facts('b', ['10.0.0.2'])],
+        hostnames: ['db.xcc.test'],
+      }),
+    );
+    expect(
+      records.filter((r) => r.name === 'db.xcc.test').map((r) => `${r.type} ${r.values.join(',')}`),
+    ).toEqual(['A 10.0.0.1,10.0.0.2', 'AAAA fd00::1']);
+  });
+
   it('publishes node addresses and SRV records for nodePort', () => {
     const records = recordsFor(
       input({

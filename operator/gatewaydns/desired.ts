@@ -17,9 +17,6 @@ import {
 import type { ClusterFacts, GatewayPort } from './facts.js';
 import type { EffectiveSpec } from './validate.js';
 
-/** The CRD's limit on values per record. */
-const MAX_VALUES = 64;
-
 export interface DesiredInput {
   namespace: string;
   name: string;
@@ -30,6 +27,10 @@ export interface DesiredInput {
   facts: ClusterFacts[];
   /** Domains that an older GatewayDNS claims: nothing at or under them is produced. */
   excludedDomains?: string[];
+  /** answer localFirst: the workload cluster that receives this record set. */
+  receivingCluster?: string;
+  /** Custom host names to serve (already checked: see hostnames.ts); they answer like the cluster-independent name. */
+  hostnames?: string[];
 }
 
 export function recordSetFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet {
@@ -53,10 +54,17 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
     .filter((f) => f.addresses.length > 0)
     .sort((a, b) => a.cluster.localeCompare(b.cluster));
   const nodePort = spec.resolutionType === 'nodePort';
+  const headless = spec.resolutionType === 'headless';
+  /** headless: per cluster, SRV values per "_<port>._<proto>" label pair, for the cluster-independent name. */
+  const headlessSrv = new Map<string, Map<string, string[]>>();
 
   for (const facts of withAddresses) {
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
+    const srvOfCluster = new Map<string, string[]>();
+    headlessSrv.set(facts.cluster, srvOfCluster);
+    // A loop, not push(...): a 10,000-pod Service has more records than call arguments may be.
+    if (headless) for (const r of headlessRecords(domain, facts, ttl, srvOfCluster)) records.push(r);
     if (nodePort && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
@@ -66,13 +74,21 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
     }
   }
 
-  const all = withAddresses.flatMap((f) => f.addresses);
+  // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
+  // its own; every other cluster (and this one, once it has none) gets the union.
+  const local =
+    spec.answer === 'localFirst'
+      ? withAddresses.find((f) => f.cluster === input.receivingCluster)
+      : undefined;
+  const answering = local ? [local] : withAddresses;
+  const all = answering.flatMap((f) => f.addresses);
   if (all.length) {
     const domain = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), all, ttl));
+    for (const hostname of input.hostnames ?? []) records.push(...addressRecords(hostname, all, ttl));
     if (nodePort) {
       const byPort = new Map<string, { port: GatewayPort; values: string[] }>();
-      for (const facts of withAddresses.filter((f) => hasIp(f.addresses))) {
+      for (const facts of answering.filter((f) => hasIp(f.addresses))) {
         const target = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
         for (const port of facts.ports) {
           const key = `${port.name}/${port.protocol}`;
@@ -84,12 +100,63 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
       for (const { port, values } of byPort.values())
         records.push(srv(srvName(port.name, port.protocol, domain), values, ttl));
     }
+    const gathered = new Map<string, string[]>();
+    for (const facts of answering)
+      for (const [labels, values] of headlessSrv.get(facts.cluster) ?? []) appendTo(gathered, labels, values);
+    for (const [labels, values] of gathered) records.push(srv(`${labels}.${domain}`, values, ttl));
   }
 
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
   return records
     .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
     .sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.type, b.type));
+}
+
+/**
+ * headless, one cluster: the domain itself answers every ready pod (it is the
+ * SRV target of pods without a host name, and a wildcard does not cover its
+ * parent); a pod with a host name answers alone at <hostname>.<domain>, as
+ * web-0.web.<ns>.svc does inside its cluster (an existing name wins over the
+ * wildcard, RFC 4592 section 2.2); named ports get SRV records (RFC 2782)
+ * pointing at those per-pod names, or at the domain for pods without one.
+ */
+function headlessRecords(
+  domain: string,
+  facts: ClusterFacts,
+  ttl: number,
+  gathered: Map<string, string[]>,
+): DNSRecord[] {
+  const out = addressRecords(domain, facts.addresses, ttl);
+  const byHost = new Map<string, string[]>();
+  const srvValues = new Map<string, string[]>();
+  for (const ep of facts.endpoints ?? []) {
+    const target = ep.hostname ? `${ep.hostname}.${domain}` : domain;
+    if (ep.hostname) appendTo(byHost, ep.hostname, ep.addresses);
+    for (const port of ep.ports) {
+      const labels = `_${port.name}._${port.protocol.toLowerCase()}`;
+      appendTo(srvValues, labels, [`0 0 ${port.port} ${target}.`]);
+    }
+  }
+  for (const [hostname, addresses] of byHost)
+    out.push(...addressRecords(`${hostname}.${domain}`, addresses, ttl));
+  // A pod that exists but is not ready must not be answered by the wildcard with
+  // its siblings' addresses (a client of pg-2 would reach pg-0): its name gets
+  // only a TXT record, so A and AAAA are NODATA there (RFC 4592 section 2.2.2).
+  for (const hostname of facts.unreadyHostnames ?? [])
+    if (!byHost.has(hostname))
+      out.push({ name: `${hostname}.${domain}`, type: 'TXT', ttl, values: ['endpoint not ready'] });
+  for (const [labels, values] of srvValues) {
+    out.push(srv(`${labels}.${domain}`, values, ttl));
+    appendTo(gathered, labels, values);
+  }
+  return out;
+}
+
+/** Appends in place: copying the list on every pod would make a large Service quadratic. */
+function appendTo(map: Map<string, string[]>, key: string, values: readonly string[]): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [...values]);
+  else for (const v of values) list.push(v);
 }
 
 /**
@@ -103,14 +170,14 @@ function addressRecords(name: string, addresses: string[], ttl: number): DNSReco
   const v6 = unique(addresses.filter((a) => isIP(a) === 6));
   const hosts = unique(addresses.filter((a) => isIP(a) === 0)).sort();
   const out: DNSRecord[] = [];
-  if (v4.length) out.push({ name, type: 'A', ttl, values: v4.slice(0, MAX_VALUES) });
-  if (v6.length) out.push({ name, type: 'AAAA', ttl, values: v6.slice(0, MAX_VALUES) });
+  if (v4.length) out.push({ name, type: 'A', ttl, values: v4 });
+  if (v6.length) out.push({ name, type: 'AAAA', ttl, values: v6 });
   if (!out.length && hosts.length) out.push({ name, type: 'CNAME', ttl, values: [hosts[0]!] });
   return out;
 }
 
 function srv(name: string, values: string[], ttl: number): DNSRecord {
-  return { name, type: 'SRV', ttl, values: unique(values).slice(0, MAX_VALUES) };
+  return { name, type: 'SRV', ttl, values: unique(values) };
 }
 
 /** RFC 2782 "priority weight port target"; equal priority and weight: clients pick at random. */

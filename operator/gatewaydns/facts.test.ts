@@ -73,4 +73,30 @@ describe('observeService', () => {
       '192.168.0.2',
     ]);
   });
+
+  const cip = { resolutionType: 'clusterIP', nodeAddressTypes: [] } as const;
+  const clusterIpCases: [string, V1Service['spec'], string, string[]][] = [
+    ['an IPv4 Service', { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'] }, 'Ready', ['10.96.0.10']],
+    [
+      'an IPv6 Service',
+      { clusterIP: 'fd00:10:96::a', clusterIPs: ['fd00:10:96::a'] },
+      'Ready',
+      ['fd00:10:96::a'],
+    ],
+    [
+      'a dual-stack Service, IPv6 first',
+      { clusterIP: 'fd00:10:96::a', clusterIPs: ['fd00:10:96::a', '10.96.0.10'] },
+      'Ready',
+      ['10.96.0.10', 'fd00:10:96::a'],
+    ],
+    ['an object from before clusterIPs', { clusterIP: '10.96.0.11' }, 'Ready', ['10.96.0.11']],
+    ['a headless Service', { clusterIP: 'None', clusterIPs: ['None'] }, 'HeadlessService', []],
+    ['an ExternalName Service', { type: 'ExternalName', externalName: 'db.example.com' }, 'NoAddresses', []],
+  ];
+  it.each(clusterIpCases)('clusterIP: %s', (_what, spec, state, addresses) => {
+    const seen = observeService({ spec }, [], { ...cip, nodeAddressTypes: [] });
+    expect([seen.state, seen.addresses, seen.ports]).toEqual([state, addresses, []]);
+    if (state === 'HeadlessService') expect(seen.message).toMatch(/resolutionType: headless/);
+    else expect(seen.message).toBeUndefined();
+  });
 });

@@ -4,8 +4,16 @@
 import { isIP } from 'node:net';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { NodeAddressType, ResolutionType } from '../../api/index.js';
+import type { ReadyEndpoint } from './endpoints.js';
 
-export const CLUSTER_STATES = ['Ready', 'Unreachable', 'ServiceNotFound', 'NoAddresses'] as const;
+export const CLUSTER_STATES = [
+  'Ready',
+  'Unreachable',
+  'ServiceNotFound',
+  'NoAddresses',
+  /** clusterIP named a headless Service: it has no cluster IP to publish. */
+  'HeadlessService',
+] as const;
 export type ClusterState = (typeof CLUSTER_STATES)[number];
 
 export interface GatewayPort {
@@ -23,6 +31,17 @@ export interface ClusterFacts {
   /** nodePort only: the node ports to publish as SRV records. */
   ports: GatewayPort[];
   error?: string;
+  /** Why the cluster is not Ready and what to do, when its state alone does not say. */
+  message?: string;
+  /** headless only: the ready endpoints, for per-pod names and SRV records. */
+  endpoints?: ReadyEndpoint[];
+  /** headless only: host names of pods that are not ready, whose names must not fall to the wildcard. */
+  unreadyHostnames?: string[];
+  /** Resolution types that read EndpointSlices: how many endpoints there are, and how many ready. */
+  readyEndpoints?: number;
+  totalEndpoints?: number;
+  /** Names the Service asks for with the fqdn annotation. */
+  annotatedHostnames?: string[];
   /** When the addresses were read (RFC 3339). */
   lastSeen?: string;
 }
@@ -31,6 +50,12 @@ export interface ServiceObservation {
   state: Exclude<ClusterState, 'Unreachable'>;
   addresses: string[];
   ports: GatewayPort[];
+  message?: string;
+  endpoints?: ReadyEndpoint[];
+  unreadyHostnames?: string[];
+  readyEndpoints?: number;
+  totalEndpoints?: number;
+  annotatedHostnames?: string[];
 }
 
 export interface ObserveOptions {
@@ -51,6 +76,7 @@ export function observeService(
     );
     return { state: addresses.length ? 'Ready' : 'NoAddresses', addresses, ports: [] };
   }
+  if (opts.resolutionType === 'clusterIP') return observeClusterIPs(service);
   const ports: GatewayPort[] = (service.spec?.ports ?? [])
     .filter((p) => typeof p.nodePort === 'number' && p.nodePort > 0)
     .map((p) => ({ name: p.name || String(p.port), protocol: p.protocol ?? 'TCP', nodePort: p.nodePort! }))
@@ -60,6 +86,29 @@ export function observeService(
   );
   const state = addresses.length && ports.length ? 'Ready' : 'NoAddresses';
   return { state, addresses, ports };
+}
+
+/**
+ * spec.clusterIPs (both families of a dual-stack Service); spec.clusterIP for
+ * objects written before clusterIPs existed. "None" marks a headless Service,
+ * whose pods only the headless resolution type can publish.
+ */
+function observeClusterIPs(service: V1Service): ServiceObservation {
+  const ips = service.spec?.clusterIPs?.length
+    ? service.spec.clusterIPs
+    : service.spec?.clusterIP
+      ? [service.spec.clusterIP]
+      : [];
+  if (ips.includes('None'))
+    return {
+      state: 'HeadlessService',
+      addresses: [],
+      ports: [],
+      message:
+        'the Service is headless (clusterIP: None) and has no cluster IP to publish; use resolutionType: headless for its pod addresses',
+    };
+  const addresses = uniqueSorted(ips.filter((ip) => isIP(ip) !== 0));
+  return { state: addresses.length ? 'Ready' : 'NoAddresses', addresses, ports: [] };
 }
 
 function isReady(node: V1Node): boolean {

@@ -19,6 +19,8 @@ import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
+import { fitRecordSet } from './limits.js';
+import { customHostnames, type HostnameClaim } from './hostnames.js';
 import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, pendingStatus, statusFor, type TargetOutcome } from './status.js';
@@ -74,7 +76,7 @@ export class GatewayDnsReconciler {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs, log: opts.log });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
       recordsNamespace: opts.recordsNamespace,
@@ -137,18 +139,41 @@ export class GatewayDnsReconciler {
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
-    const desired = recordSetFor(
-      { namespace, name, spec, suffix: this.opts.domainSuffix, facts, excludedDomains: conflict.lostDomains },
-      this.opts.recordsNamespace,
+    const hostnames = customHostnames(
+      hostnameClaimOf(gw, spec.hostnames),
+      [...spec.hostnames, ...facts.flatMap((f) => f.annotatedHostnames ?? [])],
+      this.opts.domainSuffix,
+      this.hostnameClaims(gw),
     );
+    // One desired set for every cluster, or with answer localFirst one per receiving cluster;
+    // the writer compares before it writes, so a change costs one write per cluster it alters.
+    const desiredFor = (receivingCluster?: string) =>
+      fitRecordSet(
+        recordSetFor(
+          {
+            namespace,
+            name,
+            spec,
+            suffix: this.opts.domainSuffix,
+            facts,
+            excludedDomains: conflict.lostDomains,
+            hostnames: hostnames.served,
+            ...(receivingCluster ? { receivingCluster } : {}),
+          },
+          this.opts.recordsNamespace,
+        ),
+      );
+    const shared = desiredFor();
+    const omitted = shared.omitted;
     // A record set that answers no name is not written (a dns-server has nothing to serve from it),
-    // and one written earlier that no longer answers anything is withdrawn.
-    const serving = desired.spec.records.length > 0;
+    // and one written earlier that no longer answers anything is withdrawn. With localFirst every
+    // receiving cluster's set holds the per-cluster names, so it serves exactly when the shared one does.
+    const serving = shared.set.spec.records.length > 0;
     const outcomes = await Promise.all(
       targets.map((c) =>
-        serving
-          ? this.writer.apply(namespace, c, desired)
-          : this.writer.remove(namespace, c, desired.metadata.name),
+        !serving
+          ? this.writer.remove(namespace, c, shared.set.metadata.name)
+          : this.writer.apply(namespace, c, spec.answer === 'localFirst' ? desiredFor(c).set : shared.set),
       ),
     );
     this.report(gw, outcomes, serving, log);
@@ -162,6 +187,8 @@ export class GatewayDnsReconciler {
         targets: outcomes,
         // Not `now`: a Ready that flips from Pending flips when the work is done.
         now: new Date(),
+        omitted,
+        refusedHostnames: hostnames.refused,
       }),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');
@@ -208,6 +235,18 @@ export class GatewayDnsReconciler {
       .map((o) => {
         const spec = validateGatewayDnsSpec(o.spec);
         return this.claimOf(o, spec.valid ? this.selectedClusters(namespace, spec.spec.clusterSelector) : []);
+      });
+  }
+
+  /** spec.hostnames of every other GatewayDNS the operator sees, in any namespace: custom names are not per team. */
+  private hostnameClaims(gw: GatewayDNS): HostnameClaim[] {
+    const self = `${gw.metadata.namespace}/${gw.metadata.name}`;
+    return this.opts
+      .listGatewayDns('')
+      .filter((o) => `${o.metadata.namespace}/${o.metadata.name}` !== self && !o.metadata.deletionTimestamp)
+      .flatMap((o) => {
+        const spec = validateGatewayDnsSpec(o.spec);
+        return spec.valid && spec.spec.hostnames.length ? [hostnameClaimOf(o, spec.spec.hostnames)] : [];
       });
   }
 
@@ -309,4 +348,12 @@ export class GatewayDnsReconciler {
       `finalizers of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
     );
   }
+}
+
+function hostnameClaimOf(gw: GatewayDNS, hostnames: string[]): HostnameClaim {
+  return {
+    gatewayDns: `${gw.metadata.namespace}/${gw.metadata.name}`,
+    createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
+    hostnames,
+  };
 }

@@ -3,19 +3,26 @@
 // cluster keeps its last known addresses: from memory, or after a restart
 // from the GatewayDNS's own status, so nothing is withdrawn because a cluster
 // is briefly away.
-import type { GatewayDNS } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
+import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
+import { clusterKey, type ClusterCache } from '../clusters/cache.js';
+import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
+import { WatchHolds } from './holds.js';
+import { annotatedHostnames } from './hostnames.js';
+import type { Logger } from '../runtime/log.js';
 import type { EffectiveSpec } from './validate.js';
 
 export interface SourceReaderOptions {
   clusters: ClusterCache;
   /** How long a reconcile waits for a newly started watch before calling the cluster unreachable. */
   firstSyncTimeoutMs: number;
+  log?: Logger;
 }
 
 export class SourceReader {
   private readonly lastKnown = new Map<string, ClusterFacts>();
+  /** EndpointSlice watches, as "<namespace>/<cluster>|<service namespace>", held per GatewayDNS key. */
+  private readonly sliceHolds = new WatchHolds();
 
   constructor(private readonly opts: SourceReaderOptions) {}
 
@@ -25,13 +32,34 @@ export class SourceReader {
     clusters: string[],
     now: Date,
   ): Promise<ClusterFacts[]> {
+    const namespace = gw.metadata.namespace ?? '';
+    const needsSlices = readsEndpointSlices(spec);
+    this.releaseSlices(
+      this.sliceHolds.set(
+        `${namespace}/${gw.metadata.name}`,
+        needsSlices ? clusters.map((c) => `${clusterKey(namespace, c)}|${spec.serviceNamespace}`) : [],
+      ),
+    );
     return Promise.all(clusters.map((c) => this.factsOf(gw, spec, c, now)));
   }
 
-  /** The GatewayDNS is gone: forget what its clusters said. */
+  /** The GatewayDNS is gone: forget what its clusters said, and stop the watches only it needed. */
   forget(gatewayDnsKey: string): void {
     for (const key of this.lastKnown.keys())
       if (key.startsWith(`${gatewayDnsKey}|`)) this.lastKnown.delete(key);
+    this.releaseSlices(this.sliceHolds.drop(gatewayDnsKey));
+  }
+
+  private releaseSlices(released: string[]): void {
+    for (const item of released) {
+      const [cluster = '', serviceNamespace = ''] = item.split('|');
+      // Only a client that exists: releasing must not build one.
+      this.opts.clusters
+        .connected()
+        .find((r) => r.key === cluster)
+        ?.releaseEndpointSlices(serviceNamespace);
+      this.opts.log?.info('endpointslice watch released', { cluster, namespace: serviceNamespace });
+    }
   }
 
   private async factsOf(
@@ -52,21 +80,26 @@ export class SourceReader {
       );
     const services = remote.servicesIn(spec.serviceNamespace);
     const nodes = spec.resolutionType === 'nodePort' ? remote.nodes() : undefined;
-    await Promise.all([
-      services.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-      nodes?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-    ]);
-    // The cluster, not these two watches, says whether it is reachable: when the API server goes,
+    const slices = readsEndpointSlices(spec) ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
+    await Promise.all(
+      [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
+    );
+    // The cluster, not these watches, says whether it is reachable: when the API server goes,
     // whichever of its watches notices first makes it unreachable for every reader.
-    for (const w of [services, nodes]) {
+    for (const w of [services, nodes, slices]) {
       const why = w && remote.unreachableReason(w);
       if (why) return this.unreachable(gw, memoryKey, cluster, why);
     }
-    const seen = observeService(
-      services.get(spec.serviceName, spec.serviceNamespace),
-      [...(nodes?.list() ?? [])],
-      spec,
-    );
+    const service = services.get(spec.serviceName, spec.serviceNamespace);
+    const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
+    const seen =
+      spec.resolutionType === 'headless'
+        ? observeHeadlessService(service, serviceSlices)
+        : spec.resolutionType === 'clusterIP'
+          ? withEndpointHealth(observeService(service, [], spec), serviceSlices)
+          : observeService(service, [...(nodes?.list() ?? [])], spec);
+    const fqdn = annotatedHostnames(service?.metadata?.annotations?.[FQDN_ANNOTATION]);
+    if (fqdn.length) seen.annotatedHostnames = fqdn;
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
     const unchanged =
       previous?.state === seen.state &&
@@ -89,10 +122,19 @@ export class SourceReader {
       state: 'Unreachable',
       addresses: previous?.addresses ?? [],
       ports: previous?.ports ?? [],
+      // Per-pod names and SRV records stay too, while they are remembered (not across a restart).
+      ...(previous?.endpoints ? { endpoints: previous.endpoints } : {}),
+      ...(previous?.unreadyHostnames ? { unreadyHostnames: previous.unreadyHostnames } : {}),
+      ...(previous?.annotatedHostnames ? { annotatedHostnames: previous.annotatedHostnames } : {}),
       error,
       ...(previous?.lastSeen ? { lastSeen: previous.lastSeen } : {}),
     };
   }
+}
+
+/** headless publishes the ready pods; clusterIP publishes its IP only while a pod behind it is ready. */
+function readsEndpointSlices(spec: EffectiveSpec): boolean {
+  return spec.resolutionType === 'headless' || spec.resolutionType === 'clusterIP';
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ConflictResult } from './desired.js';
 import type { ClusterFacts, ClusterState } from './facts.js';
-import { pendingStatus, statusFor, type TargetOutcome } from './status.js';
+import { pendingStatus, statusFor, type StatusInput, type TargetOutcome } from './status.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const LATER = new Date('2026-01-01T00:01:00Z');
@@ -118,5 +118,55 @@ describe('pendingStatus', () => {
     expect(first.conditions?.[0]?.lastTransitionTime).toBe(LATER.toISOString());
     const again = statusFor({ ...input, previous: first, now: new Date('2026-01-02T00:00:00Z') });
     expect(again).toEqual(first);
+  });
+});
+
+const HEADLESS_NOW = new Date('2026-01-01T00:00:00Z');
+
+function headlessInput(facts: ClusterFacts[]): StatusInput {
+  return {
+    generation: 1,
+    previous: undefined,
+    facts,
+    conflict: { lostDomains: [], with: [] },
+    targets: [{ cluster: 'a', result: 'written' }],
+    now: HEADLESS_NOW,
+  };
+}
+
+const headless: ClusterFacts = {
+  cluster: 'b',
+  state: 'HeadlessService',
+  addresses: [],
+  ports: [],
+  message: 'the Service is headless; use resolutionType: headless',
+};
+
+describe('statusFor: clusterIP naming a headless Service', () => {
+  it.each([
+    [
+      'only headless clusters',
+      [headless],
+      'False',
+      'HeadlessService',
+      /headless in b.*resolutionType: headless/,
+    ],
+    [
+      'a Ready cluster beside a headless one',
+      [{ cluster: 'a', state: 'Ready', addresses: ['10.96.0.1'], ports: [] } as ClusterFacts, headless],
+      'True',
+      'Ready',
+      /not published: b: HeadlessService/,
+    ],
+  ] as const)('%s', (_what, facts, status, reason, message) => {
+    const got = statusFor(headlessInput([...facts]));
+    const ready = got.conditions?.find((c) => c.type === 'Ready');
+    expect([ready?.status, ready?.reason]).toEqual([status, reason]);
+    expect(ready?.message).toMatch(message);
+    expect(got.clusters?.find((c) => c.cluster === 'b')).toEqual({
+      cluster: 'b',
+      state: 'HeadlessService',
+      message: headless.message,
+    });
   });
 });

@@ -5,6 +5,7 @@ import type { ClusterStatus, GatewayDNSStatus } from '../../api/index.js';
 import { READY, REASONS, setCondition, type ConditionInput } from './conditions.js';
 import type { ConflictResult } from './desired.js';
 import type { ClusterFacts } from './facts.js';
+import type { Omission } from './limits.js';
 
 /** What writing the record set to one workload cluster came to. */
 export interface TargetOutcome {
@@ -21,6 +22,10 @@ export interface StatusInput {
   conflict: ConflictResult;
   targets: TargetOutcome[];
   now: Date;
+  /** What the record set left out to stay within DNS and etcd limits. */
+  omitted?: Omission[];
+  /** Custom host names asked for but not served, and why. */
+  refusedHostnames?: { name: string; reason: string }[];
 }
 
 export function statusFor(input: StatusInput): GatewayDNSStatus {
@@ -29,6 +34,10 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
     .map((f) => ({
       cluster: f.cluster,
       state: f.state,
+      ...(f.message ? { message: f.message } : {}),
+      ...(f.totalEndpoints !== undefined
+        ? { readyEndpoints: f.readyEndpoints ?? 0, totalEndpoints: f.totalEndpoints }
+        : {}),
       ...(f.addresses.length ? { addresses: f.addresses } : {}),
       ...(f.error ? { lastError: f.error } : {}),
       ...(f.lastSeen ? { lastSeen: f.lastSeen } : {}),
@@ -106,6 +115,16 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   // Nothing to publish, and every selected cluster answered: its own answer is the first problem.
   const reachable = facts.every((f) => f.state !== 'Unreachable');
   if (reachable && !facts.some((f) => f.addresses.length)) {
+    const headless = facts.filter((f) => f.state === 'HeadlessService').map((f) => f.cluster);
+    if (headless.length)
+      return {
+        status: 'False',
+        reason: REASONS.HeadlessService,
+        message: [
+          `the Service is headless in ${headless.join(', ')}: resolutionType clusterIP has no cluster IP to publish there; use resolutionType: headless`,
+          ...(conflictNote ? [conflictNote] : []),
+        ].join('; '),
+      };
     const notFound = facts.every((f) => f.state === 'ServiceNotFound');
     const first = notFound
       ? `the Service exists in none of the selected clusters (${facts.map((f) => f.cluster).join(', ')})`
@@ -137,6 +156,10 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   const parts = [
     `addresses of ${ready.join(', ')} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${others.join(', ')}`] : []),
+    ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
+    ...(input.refusedHostnames?.length
+      ? [`hostnames not served: ${input.refusedHostnames.map((h) => `${h.name} (${h.reason})`).join(', ')}`]
+      : []),
     ...(conflict.with.length
       ? [
           `newer gatewaydns ${conflict.with.join(', ')} claim some of the same names and leave them to this one`,
@@ -144,4 +167,13 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
       : []),
   ];
   return { status: 'True', reason: REASONS.Ready, message: parts.join('; ') };
+}
+
+/** The first few omissions in full, then a count: a message stays readable for a 10,000-pod Service. */
+function omissionMessage(omitted: Omission[]): string {
+  const shown = omitted
+    .slice(0, 5)
+    .map((o) => `${o.name} ${o.type}: ${o.kept} of ${o.total} values (${o.reason})`);
+  const more = omitted.length > shown.length ? `; and ${omitted.length - shown.length} more records` : '';
+  return `left out to stay within limits: ${shown.join('; ')}${more}`;
 }

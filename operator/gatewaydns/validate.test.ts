@@ -16,6 +16,8 @@ describe('validateGatewayDnsSpec', () => {
         serviceNamespace: 'projectcontour',
         serviceName: 'envoy',
         resolutionType: 'loadBalancer',
+        answer: 'all',
+        hostnames: [],
         gatewayLabel: 'gateway',
         nodeAddressTypes: ['ExternalIP', 'InternalIP'],
         ttl: 30,
@@ -27,7 +29,7 @@ describe('validateGatewayDnsSpec', () => {
     [undefined, 'spec is missing'],
     [{ clusterSelector: {}, service: 'envoy' }, 'spec.service must match pattern'],
     [
-      { clusterSelector: {}, service: 'a/b', resolutionType: 'clusterIP' },
+      { clusterSelector: {}, service: 'a/b', resolutionType: 'externalIP' },
       'spec.resolutionType must be equal to one of',
     ],
     [{ service: 'a/b' }, "must have required property 'clusterSelector'"],

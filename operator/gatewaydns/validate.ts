@@ -3,11 +3,13 @@
 // becomes an Invalid condition with a readable message, never an exception.
 import { Ajv } from 'ajv';
 import {
+  DEFAULT_ANSWER_POLICY,
   DEFAULT_GATEWAY_LABEL,
   DEFAULT_NODE_ADDRESS_TYPES,
   DEFAULT_RESOLUTION_TYPE,
   DEFAULT_TTL,
   GATEWAYDNS_SPEC_SCHEMA,
+  type AnswerPolicy,
   type GatewayDNSSpec,
   type LabelSelector,
   type NodeAddressType,
@@ -20,6 +22,8 @@ export interface EffectiveSpec {
   serviceNamespace: string;
   serviceName: string;
   resolutionType: ResolutionType;
+  answer: AnswerPolicy;
+  hostnames: string[];
   gatewayLabel: string;
   nodeAddressTypes: NodeAddressType[];
   ttl: number;
@@ -48,6 +52,8 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
       serviceNamespace,
       serviceName,
       resolutionType: spec.resolutionType ?? DEFAULT_RESOLUTION_TYPE,
+      answer: spec.answer ?? DEFAULT_ANSWER_POLICY,
+      hostnames: [...new Set(spec.hostnames ?? [])].sort(),
       gatewayLabel: spec.gatewayLabel ?? DEFAULT_GATEWAY_LABEL,
       nodeAddressTypes: spec.nodeAddressTypes?.length ? spec.nodeAddressTypes : DEFAULT_NODE_ADDRESS_TYPES,
       ttl: spec.ttl ?? DEFAULT_TTL,

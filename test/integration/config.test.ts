@@ -94,6 +94,16 @@ describe('config/ on the management cluster', () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', dir])).length).toBeGreaterThan(0);
   });
 
+  it.each([
+    ['examples/gateway-dns-node-port.yaml', 'ingress-node-ports'],
+    ['examples/gateway-dns-cluster-ip.yaml', 'postgres-cluster-ip'],
+    ['examples/gateway-dns-headless.yaml', 'kafka-pods'],
+  ])('%s: a GatewayDNS per resolution type', async (file, name) => {
+    expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', file]))).toEqual([
+      `gatewaydns.connectivity.tanzu.vmware.com/${name}`,
+    ]);
+  });
+
   it("examples/dev-team-gateway-dns.yaml: the walkthrough's GatewayDNS", async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', 'examples/dev-team-gateway-dns.yaml']))).toEqual([
       'gatewaydns.connectivity.tanzu.vmware.com/dev-team-gateway-dns',
@@ -115,9 +125,12 @@ describe('config/ on a workload cluster', () => {
     ]);
   });
 
-  it.each(['config/rbac/dns-server', 'config/dns-server'])('%s on its own', async (dir) => {
-    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
-  });
+  it.each(['config/rbac/dns-server', 'config/rbac/workload-access', 'config/dns-server'])(
+    '%s on its own',
+    async (dir) => {
+      expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
+    },
+  );
 
   it('examples/kuard.yaml: kuard behind the LoadBalancer Service projectcontour/envoy', async () => {
     expect(appliedObjects(await dryRun('cluster-a', ['-f', 'examples/kuard.yaml']))).toEqual([
@@ -219,6 +232,7 @@ describe('RBAC, as the API server authorizes it', () => {
     // For real this time: `auth can-i` evaluates stored roles and bindings.
     await kubectl(MANAGEMENT, ['apply', '-k', 'config/rbac/operator']);
     await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/dns-server']);
+    await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/workload-access']);
   });
 
   /** `kubectl auth can-i` answers "yes" (exit 0) or "no" (exit 1) on stdout. */
@@ -272,5 +286,26 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'list secrets -n capi-dns'],
   ])('dns-server may (%s) %s', async (allowed, verbAndResource) => {
     expect(await canI(WORKLOAD, DNS_SERVER, verbAndResource.split(' '))).toBe(allowed);
+  });
+
+  // config/rbac/workload-access: the operator in a workload cluster, with a restricted identity.
+  it.each([
+    [true, 'list endpointslices.discovery.k8s.io -n apps'],
+    [true, 'watch endpointslices.discovery.k8s.io -n apps'],
+    [false, 'create endpointslices.discovery.k8s.io -n apps'],
+    [false, 'update endpointslices.discovery.k8s.io -n apps'],
+    [true, 'watch services -n apps'],
+    [false, 'patch services -n apps'],
+    [true, 'watch nodes'],
+    [true, 'watch namespaces'],
+    [true, 'patch dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [true, 'create dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [true, 'delete dnsrecordsets.connectivity.tanzu.vmware.com -n capi-dns'],
+    [false, 'patch dnsrecordsets.connectivity.tanzu.vmware.com -n default'],
+    [true, 'update configmaps/coredns -n kube-system'],
+    [false, 'update configmaps/other -n kube-system'],
+    [false, 'list secrets -n apps'],
+  ])('operator in a workload cluster may (%s) %s', async (allowed, verbAndResource) => {
+    expect(await canI(WORKLOAD, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
   });
 });

@@ -1,0 +1,168 @@
+// Endpoint readiness → DNS answer, for the headless resolution type: a
+// StatefulSet-like Service of P pods in each of C workload clusters (real API
+// servers, test/testenv), the operator and one dns-server per cluster as child
+// processes. Each change makes every pod of the first cluster unready (or ready
+// again) in one EndpointSlice write, as the EndpointSlice controller would;
+// the latency runs until the dns-server of EVERY cluster answers the
+// cluster-independent name without (or with) them, asked over TCP every 10 ms.
+// Also: the record set's size, record-set writes per change (O(clusters)), and
+// writes for a slice event that changes nothing (zero).
+//
+//   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40]
+import { parseArgs } from 'node:util';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
+import { ensureNamespace } from '../test/support/capi.js';
+import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
+import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
+import { apply, eventually } from '../test/support/kube.js';
+import { metricsAt, readRecordSet, startOperator } from '../test/support/operator.js';
+import { prepareClusters } from '../test/support/prepare.js';
+import { TestEnv } from '../test/support/testenv.js';
+
+const NS = 'bench';
+const APPS = 'apps';
+const NAME = `*.db.${NS}.clusters.xcc.test`.slice(2);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** A query for `x.<NAME>` A; the answer count is all we read. */
+function query(id: number): Buffer {
+  const labels = `x.${NAME}`.split('.');
+  return Buffer.concat([
+    Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0, 0, 1, 0, 1]),
+  ]);
+}
+
+async function answerCount(port: number): Promise<number> {
+  const response = await exchange(port, query(7), 'tcp', 1000);
+  return response.readUInt16BE(6);
+}
+
+function pods(cluster: number, count: number, ready: boolean): TestEndpoint[] {
+  return Array.from({ length: count }, (_, i) => ({
+    pod: `db-${i}`,
+    address: `10.${100 + cluster}.${i >> 8}.${i & 255}`,
+    hostname: `db-${i}`,
+    ready,
+  }));
+}
+
+async function run(clusterCount: number, podCount: number, changes: number): Promise<void> {
+  const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${i + 1}`);
+  const began = Date.now();
+  const env = await TestEnv.start({ workloadClusters: names });
+  const servers: DnsProcess[] = [];
+  let op: Awaited<ReturnType<typeof startOperator>> | undefined;
+  try {
+    await prepareClusters(env, { namespace: NS, workloads: names, recordsNamespace: 'capi-dns' });
+    const management = env.kubeConfig('management');
+    const slice = (c: number, ready: boolean, nodeName?: string) =>
+      writeEndpointSlice(env.kubeConfig(names[c]!), {
+        namespace: APPS,
+        service: 'db',
+        name: 'db-x',
+        addressType: 'IPv4',
+        endpoints: pods(c, podCount, ready).map((p) => ({ ...p, ...(nodeName ? { nodeName } : {}) })),
+        ports: [{ name: 'pg', port: 5432 }],
+      });
+    for (const [c, name] of names.entries()) {
+      const kc = env.kubeConfig(name);
+      await ensureNamespace(kc, APPS);
+      await kc.makeApiClient(CoreV1Api).createNamespacedService({
+        namespace: APPS,
+        body: {
+          metadata: { name: 'db' },
+          spec: { clusterIP: 'None', selector: { app: 'db' }, ports: [{ name: 'pg', port: 5432 }] },
+        },
+      });
+      await slice(c, true);
+      // Its "serving" line (info) is how the helper knows it is up: no --log-level warn here.
+      servers.push(
+        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', env.cluster(name).kubeconfig]),
+      );
+    }
+    process.stderr.write(`${clusterCount} workload clusters ready in ${Date.now() - began} ms\n`);
+    op = await startOperator(env.cluster('management').kubeconfig, [
+      '--namespace',
+      NS,
+      '--no-leader-elect',
+      '--log-level',
+      'warn',
+    ]);
+    await apply(management, [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'GatewayDNS',
+        metadata: { name: 'db', namespace: NS },
+        spec: { clusterSelector: {}, service: `${APPS}/db`, resolutionType: 'headless', gatewayLabel: 'db' },
+      } as KubernetesObject,
+    ]);
+    const all = clusterCount * podCount;
+    const answeredEverywhere = (want: number, timeoutMs: number) =>
+      Promise.all(
+        servers.map((s) =>
+          eventually(
+            async () => {
+              const got = await answerCount(s.port);
+              if (got !== want) throw new Error(`port ${s.port}: ${got} answers, want ${want}`);
+            },
+            timeoutMs,
+            10,
+          ),
+        ),
+      );
+    await answeredEverywhere(all, 60_000);
+
+    const set = await readRecordSet(env.kubeConfig(names[0]!), `${NS}.db`);
+    const written = async () => (await metricsAt(op!.health))['capi_dns_recordsets_written_total'] ?? 0;
+    const latencies: number[] = [];
+    const writes: number[] = [];
+    for (let i = 1; i <= changes; i++) {
+      const ready = i % 2 === 0;
+      const before = await written();
+      const t0 = performance.now();
+      await slice(0, ready);
+      await answeredEverywhere(ready ? all : all - podCount, 10_000);
+      latencies.push(performance.now() - t0);
+      // Let the reconcile finish its status write before counting.
+      await new Promise((r) => setTimeout(r, 300));
+      writes.push((await written()) - before);
+    }
+    // An event that changes nothing the GatewayDNS publishes: the slice's pods on another node.
+    const beforeNoop = await written();
+    await slice(1, true, 'node-2');
+    await new Promise((r) => setTimeout(r, 1000));
+    const noopWrites = (await written()) - beforeNoop;
+
+    latencies.sort((a, b) => a - b);
+    const f = (ms: number) => `${ms.toFixed(0)} ms`;
+    process.stdout.write(
+      [
+        `${clusterCount} clusters x ${podCount} pods (${all} endpoints), ${changes} readiness changes of ${podCount} pods in one cluster:`,
+        `  answer in every cluster: p50 ${f(percentile(latencies, 50))}  p99 ${f(percentile(latencies, 99))}  min ${f(latencies[0]!)}  max ${f(latencies[latencies.length - 1]!)}`,
+        `  record set: ${set?.spec.records.length} records, ${Buffer.byteLength(JSON.stringify(set?.spec))} octets of spec (JSON)`,
+        `  record-set writes per change: ${[...new Set(writes)].sort((a, b) => a - b).join(' or ')} (min ${Math.min(...writes)}, max ${Math.max(...writes)}, ${clusterCount} clusters)`,
+        `  record-set writes for a slice event that changes nothing: ${noopWrites}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await op?.stop();
+    await Promise.all(servers.map((s) => s.stop()));
+    await env.stop();
+  }
+}
+
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string', default: '10' },
+    pods: { type: 'string', default: '100' },
+    changes: { type: 'string', default: '40' },
+  },
+});
+for (const n of values.clusters.split(',').map(Number))
+  await run(n, Number(values.pods), Number(values.changes));
