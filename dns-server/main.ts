@@ -15,8 +15,7 @@ import type { ServedData } from './wire/served.js';
 import type { Logger } from './log.js';
 import type { QueryCounters } from './metrics.js';
 
-/** `port`: the one every answering process binds (the first one's when asked for port 0). */
-type ToAnswerer = { type: 'served'; served: ServedData; port: number };
+type ToAnswerer = { type: 'served'; served: ServedData };
 type FromAnswerer =
   { type: 'want-data' } | { type: 'listening'; port: number } | { type: 'counters'; counters: QueryCounters };
 
@@ -39,12 +38,11 @@ async function main(argv: string[]): Promise<void> {
   const responder = new Responder({ maxUdpSize: config.maxUdpSize });
   const multi = config.workers > 1;
   let lastServed: ServedData | undefined;
-  let answerersPort = config.listen.port;
   const load = (served: ServedData) => {
     if (!multi) return responder.loadServed(served);
     lastServed = served;
     for (const w of Object.values(cluster.workers ?? {}))
-      w?.send({ type: 'served', served, port: answerersPort } satisfies ToAnswerer);
+      w?.send({ type: 'served', served } satisfies ToAnswerer);
   };
   const store = new RecordStore(config.zones, load, metrics, log, {
     debounceMs: config.debounceMs,
@@ -98,14 +96,7 @@ async function main(argv: string[]): Promise<void> {
 
   let port: number;
   if (multi) {
-    port = await forkAnswerers(
-      config.workers,
-      () => ({ served: lastServed!, port: answerersPort }),
-      (p) => (answerersPort = p),
-      metrics,
-      log,
-      stops,
-    );
+    port = await forkAnswerers(config.workers, () => lastServed!, metrics, log, stops);
   } else {
     const server = dnsServer(config, responder, metrics, log);
     port = await server.start();
@@ -144,20 +135,11 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-function dnsServer(
-  config: Config,
-  responder: Responder,
-  metrics: Metrics,
-  log: Logger,
-  port = config.listen.port,
-): DnsServer {
+function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: Logger): DnsServer {
   return new DnsServer(
     {
       host: config.listen.host,
-      port,
-      // Measured better than sharing the primary's socket (bench/README.md): each answering
-      // process reads its own queue, no handle passing, no wake-ups of all readers per datagram.
-      reusePort: cluster.isWorker,
+      port: config.listen.port,
       tcpIdleMs: config.tcpIdleMs,
       tcpMaxConnections: config.tcpMaxConnections,
       logQueries: config.logQueries,
@@ -181,27 +163,25 @@ function fallingBack(log: Logger): Builder {
 }
 
 /**
- * Forks the answering processes; each gets the current data and the port before it binds its
- * UDP socket (SO_REUSEPORT) and the shared TCP one (the first picks the port when asked for
- * port 0, the others and any replacement bind that one). A process that dies is replaced.
- * Resolves with the port once all listen.
+ * Forks the answering processes; each gets the current data before it binds the shared sockets
+ * (the first one picks the port when asked for port 0, the others get the same handle). A process
+ * that dies is replaced. Resolves with the port once all listen.
  */
 async function forkAnswerers(
   count: number,
-  current: () => { served: ServedData; port: number },
-  onPort: (port: number) => void,
+  current: () => ServedData,
   metrics: Metrics,
   log: Logger,
   stops: (() => void | Promise<void>)[],
 ): Promise<number> {
   cluster.setupPrimary({ serialization: 'advanced' });
   let stopping = false;
-  const fork = (onListening?: (port: number) => void) => {
+  const fork = (onPort?: (port: number) => void) => {
     const worker = cluster.fork();
     worker.on('message', (msg: FromAnswerer) => {
       // Asked for once it listens for messages (a message sent before that would be lost).
-      if (msg.type === 'want-data') worker.send({ type: 'served', ...current() } satisfies ToAnswerer);
-      else if (msg.type === 'listening') onListening?.(msg.port);
+      if (msg.type === 'want-data') worker.send({ type: 'served', served: current() } satisfies ToAnswerer);
+      else if (msg.type === 'listening') onPort?.(msg.port);
       else if (msg.type === 'counters') metrics.setPeer(worker.id, msg.counters);
     });
     worker.on('exit', (code, signal) => {
@@ -216,7 +196,6 @@ async function forkAnswerers(
   });
   // One first, so that a port 0 is chosen once; then the others on the same handles.
   const port = await new Promise<number>((resolve) => fork(resolve));
-  onPort(port);
   await Promise.all(Array.from({ length: count - 1 }, () => new Promise<number>((resolve) => fork(resolve))));
   return port;
 }
@@ -226,16 +205,17 @@ async function answerer(config: Config): Promise<void> {
   const log = jsonLogger(config.logLevel, { component: 'dns-server', worker: cluster.worker!.id });
   const metrics = new Metrics();
   const responder = new Responder({ maxUdpSize: config.maxUdpSize });
-  const port = await new Promise<number>((resolve) => {
+  await new Promise<void>((resolve) => {
     process.on('message', (msg: ToAnswerer) => {
       if (msg.type !== 'served') return;
       responder.loadServed(msg.served);
-      resolve(msg.port);
+      resolve();
     });
     process.send!({ type: 'want-data' } satisfies FromAnswerer);
   });
-  const server = dnsServer(config, responder, metrics, log, port);
-  process.send!({ type: 'listening', port: await server.start() } satisfies FromAnswerer);
+  const server = dnsServer(config, responder, metrics, log);
+  const port = await server.start();
+  process.send!({ type: 'listening', port } satisfies FromAnswerer);
   setInterval(
     () => process.send!({ type: 'counters', counters: metrics.counters() } satisfies FromAnswerer),
     1000,

@@ -15,11 +15,6 @@ export interface ServerOptions {
   tcpMaxConnections: number;
   /** Log every query (debug aid; off by default). */
   logQueries: boolean;
-  /**
-   * Bind an own UDP socket with SO_REUSEPORT (Linux: the kernel spreads datagrams over the
-   * sockets of all processes bound so), instead of a cluster worker's share of the primary's one.
-   */
-  reusePort?: boolean;
 }
 
 export class DnsServer {
@@ -60,15 +55,13 @@ export class DnsServer {
       recvBufferSize: 4 << 20,
       sendBufferSize: 4 << 20,
       lookup: peerAddressAsIs,
-      reusePort: this.opts.reusePort ?? false,
     });
     this.udp = udp;
     udp.on('message', (msg, peer) => this.onDatagram(msg, peer));
     udp.on('error', (err) => this.log.error('UDP socket error', { error: err }));
     await new Promise<void>((resolve, reject) => {
       udp.once('error', reject);
-      // exclusive: in a cluster worker, bind this socket here rather than ask the primary for its handle.
-      udp.bind({ port, address: this.opts.host, exclusive: this.opts.reusePort ?? false }, () => {
+      udp.bind(port, this.opts.host, () => {
         udp.off('error', reject);
         resolve();
       });
