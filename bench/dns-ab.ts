@@ -3,7 +3,8 @@
 // dnsperf saturates them in turn, A, B, A, B, ..., so that a neighbour's load
 // on a shared machine hits both alike. Prints each run and the median ratio.
 //
-//   node dist/bench/dns-ab.js --a /tmp/dist-before --b dist [--records 20000] [--seconds 5] [--rounds 4]
+//   node dist/bench/dns-ab.js --a dist/ab/before --b dist [--records 20000] [--seconds 5] [--rounds 4] [--args="--workers 2"]
+// (a copy of dist must stay inside the repository, so that it finds node_modules)
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,10 @@ async function main(): Promise<void> {
         `round ${round}: A ${qps[0].at(-1)!.toFixed(0)} qps, B ${qps[1].at(-1)!.toFixed(0)} qps (${loadAverage()})\n`,
       );
     }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((x, y) => x - y);
+      return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+    };
     const ratios = qps[1].map((b, i) => b / qps[0][i]!);
     process.stdout.write(
       `A ${Math.min(...qps[0]).toFixed(0)}–${Math.max(...qps[0]).toFixed(0)} qps, B ${Math.min(...qps[1]).toFixed(0)}–${Math.max(...qps[1]).toFixed(0)} qps; ` +

@@ -2,7 +2,7 @@
 // it with dnsperf at saturation for a while, stops it and prints the functions
 // with the most self time (the .cpuprofile stays for Chrome DevTools).
 //
-//   npm run build && node dist/bench/dns-profile.js [--records 20000] [--seconds 10] [--target dns-server|echo] [--out DIR]
+//   npm run build && node dist/bench/dns-profile.js [--records 20000] [--seconds 10] [--target dns-server|echo] [--out DIR] [--dist DIR]
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +44,8 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '10' },
       target: { type: 'string', default: 'dns-server' },
       out: { type: 'string' },
+      // Another build to profile (e.g. one copied before a change).
+      dist: { type: 'string', default: path.join(repoRoot(), 'dist') },
     },
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-profile-'));
@@ -53,9 +55,9 @@ async function main(): Promise<void> {
     const load = writeWorkload(dir, Number(values.records));
     const script =
       values.target === 'echo'
-        ? [path.join(repoRoot(), 'dist', 'bench', 'udp-echo.js')]
+        ? [path.join(values.dist, 'bench', 'udp-echo.js')]
         : [
-            path.join(repoRoot(), 'dist', 'dns-server', 'main.js'),
+            path.join(values.dist, 'dns-server', 'main.js'),
             ...['--listen', '127.0.0.1:0', '--zone', ZONE, '--records-file', load.recordsFile],
           ];
     const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, ...script], {
