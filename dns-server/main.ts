@@ -4,8 +4,10 @@
 import cluster from 'node:cluster';
 import { inProcessBuilder, workerBuilder, type Builder } from './builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
-import { startHttp } from './http.js';
-import { jsonLogger } from './log.js';
+import { startHealthServer } from '../process/health.js';
+import { fatalLine } from '../process/log.js';
+import { stopOnSignals } from '../process/signals.js';
+import { createLogger } from './log.js';
 import { Metrics } from './metrics.js';
 import { DnsServer } from './server.js';
 import { FileSource } from './sources/file.js';
@@ -33,7 +35,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (cluster.isWorker) return answerer(config);
-  const log = jsonLogger(config.logLevel, { component: 'dns-server' });
+  const log = createLogger(config.logLevel, { component: 'dns-server' });
   const metrics = new Metrics();
   const responder = new Responder({ maxUdpSize: config.maxUdpSize });
   const multi = config.workers > 1;
@@ -104,14 +106,15 @@ async function main(argv: string[]): Promise<void> {
   }
   let healthPort: number | undefined;
   if (config.healthListen) {
-    const http = await startHttp(
-      config.healthListen.host,
-      config.healthListen.port,
-      () => store.ready,
-      metrics,
-    );
-    healthPort = http.port;
-    stops.push(() => new Promise<void>((resolve) => http.server.close(() => resolve())));
+    const health = await startHealthServer({
+      ...config.healthListen,
+      // Ready once every source delivered once and the zones are built from it.
+      ready: () => store.ready,
+      notReadyText: 'waiting for the first sync\n',
+      registry: metrics.registry,
+    });
+    healthPort = health.port;
+    stops.push(() => health.close());
   }
   log.info('serving', {
     listen: `${config.listen.host}:${port}`,
@@ -122,17 +125,14 @@ async function main(argv: string[]): Promise<void> {
     namespace: config.kubernetes?.namespace,
   });
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
-    store.stop();
-    void Promise.all(stops.map((s) => s())).finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 3000).unref();
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(
+    async () => {
+      store.stop();
+      await Promise.all(stops.map((s) => s()));
+    },
+    log,
+    3000,
+  );
 }
 
 function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: Logger): DnsServer {
@@ -202,8 +202,9 @@ async function forkAnswerers(
 
 /** A cluster worker: answers on the shared sockets from the data the primary sends. */
 async function answerer(config: Config): Promise<void> {
-  const log = jsonLogger(config.logLevel, { component: 'dns-server', worker: cluster.worker!.id });
-  const metrics = new Metrics();
+  const log = createLogger(config.logLevel, { component: 'dns-server', worker: cluster.worker!.id });
+  // Counts only: the primary publishes them with its own on /metrics.
+  const metrics = new Metrics({ serve: false });
   const responder = new Responder({ maxUdpSize: config.maxUdpSize });
   await new Promise<void>((resolve) => {
     process.on('message', (msg: ToAnswerer) => {
@@ -220,14 +221,10 @@ async function answerer(config: Config): Promise<void> {
     () => process.send!({ type: 'counters', counters: metrics.counters() } satisfies FromAnswerer),
     1000,
   ).unref();
-  const stop = () => void server.stop().finally(() => process.exit(0));
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  stopOnSignals(() => server.stop(), log, 3000);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(
-    `${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'dns-server failed to start', component: 'dns-server', error: err instanceof Error ? err.message : String(err) })}\n`,
-  );
+  process.stderr.write(fatalLine('dns-server', 'dns-server failed to start', err));
   process.exit(1);
 });

@@ -1,6 +1,8 @@
-// Counters for /metrics in the Prometheus text format (version 0.0.4). Kept
-// as plain arrays indexed by type and rcode so that counting a query costs
-// two array increments on the hot path.
+// Counters for /metrics. Queries are counted in plain arrays indexed by type
+// and rcode, so that counting one costs two array increments on the hot path;
+// the prom-client collectors read them (and the counts of the other answering
+// processes) only when /metrics is scraped.
+import { Counter, Gauge, processRegistry, Registry } from '../process/metrics.js';
 import { typeName } from './zone/rr.js';
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
@@ -29,6 +31,13 @@ export class Metrics {
 
   /** Query counters of other processes (--workers), by process, as they last reported them. */
   private readonly peers = new Map<number, QueryCounters>();
+  /** Only the process that serves /metrics has one; answering processes just count. */
+  readonly registry: Registry;
+
+  constructor(options: { serve?: boolean } = {}) {
+    this.registry = options.serve === false ? new Registry() : processRegistry();
+    if (options.serve !== false) this.register();
+  }
 
   /** This process's query counters, sparse, to send to the process that serves /metrics. */
   counters(): QueryCounters {
@@ -54,72 +63,115 @@ export class Metrics {
     this.byRcode[rcode < 0 ? 17 : Math.min(rcode, 16)]!++;
   }
 
-  render(now = Date.now()): string {
-    const all = [this.counters(), ...this.peers.values()];
+  /** The exposition text, as /metrics serves it. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * This process's counters and those its answering processes last reported, summed: what the
+   * collectors below publish at each scrape.
+   */
+  private totals() {
     const byType = new Map<number, number>();
     const byRcode = new Float64Array(this.byRcode.length);
-    let unparsed = 0;
-    const byTransport = { udp: 0, tcp: 0 };
-    for (const c of all) {
+    const totals = { byType, byRcode, unparsed: 0, udp: 0, tcp: 0 };
+    for (const c of [this.counters(), ...this.peers.values()]) {
       for (const [type, n] of c.byType) byType.set(type, (byType.get(type) ?? 0) + n);
       c.byRcode.forEach((n, i) => (byRcode[i]! += n));
-      unparsed += c.unparsed;
-      byTransport.udp += c.udp;
-      byTransport.tcp += c.tcp;
+      totals.unparsed += c.unparsed;
+      totals.udp += c.udp;
+      totals.tcp += c.tcp;
     }
-    const lines: string[] = [];
-    const metric = (name: string, kind: 'counter' | 'gauge', help: string, samples: [string, number][]) => {
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${kind}`);
-      for (const [labels, value] of samples) lines.push(`${name}${labels} ${value}`);
-    };
-    const types: [string, number][] = [];
-    [...byType]
-      .sort((a, b) => a[0] - b[0])
-      .forEach(([type, n]) => types.push([`{type="${typeName(type)}"}`, n]));
-    if (unparsed > 0) types.push(['{type="unparsed"}', unparsed]);
-    metric('capi_dns_server_queries_by_type_total', 'counter', 'Queries answered, by query type.', types);
-    const rcodes: [string, number][] = [];
-    byRcode.forEach((n, rcode) => {
-      if (n === 0) return;
-      const name =
-        rcode === 17 ? 'dropped' : rcode === 16 ? 'BADVERS' : (RCODE_NAMES[rcode] ?? `RCODE${rcode}`);
-      rcodes.push([`{rcode="${name}"}`, n]);
+    return totals;
+  }
+
+  private register(): void {
+    const registers = [this.registry];
+    // prom-client calls collect() with the metric as `this`; these reach the counts.
+    const totals = () => this.totals();
+    const lastSync = this.lastSync;
+    new Counter({
+      name: 'capi_dns_server_queries_by_type_total',
+      help: 'Queries answered, by query type.',
+      labelNames: ['type'],
+      registers,
+      collect() {
+        const t = totals();
+        this.reset();
+        for (const [type, n] of t.byType) this.inc({ type: typeName(type) }, n);
+        if (t.unparsed > 0) this.inc({ type: 'unparsed' }, t.unparsed);
+      },
     });
-    metric(
-      'capi_dns_server_responses_by_rcode_total',
-      'counter',
-      'Queries by response code ("dropped": no response sent).',
-      rcodes,
+    new Counter({
+      name: 'capi_dns_server_responses_by_rcode_total',
+      help: 'Queries by response code ("dropped": no response sent).',
+      labelNames: ['rcode'],
+      registers,
+      collect() {
+        this.reset();
+        totals().byRcode.forEach((n, rcode) => {
+          if (n === 0) return;
+          const name =
+            rcode === 17 ? 'dropped' : rcode === 16 ? 'BADVERS' : (RCODE_NAMES[rcode] ?? `RCODE${rcode}`);
+          this.inc({ rcode: name }, n);
+        });
+      },
+    });
+    new Counter({
+      name: 'capi_dns_server_queries_by_transport_total',
+      help: 'Queries by transport.',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        const t = totals();
+        this.reset();
+        this.inc({ transport: 'udp' }, t.udp);
+        this.inc({ transport: 'tcp' }, t.tcp);
+      },
+    });
+    const gauge = (name: string, help: string, value: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(value());
+        },
+      });
+    const counter = (name: string, help: string, value: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(value());
+        },
+      });
+    gauge('capi_dns_server_records', 'Resource records served, SOA and NS included.', () => this.records);
+    gauge('capi_dns_server_soa_serial', 'The SOA serial of the served zones.', () => this.serial);
+    counter('capi_dns_server_zone_builds_total', 'Times the served data was rebuilt.', () => this.reloads);
+    counter(
+      'capi_dns_server_source_errors_total',
+      'Failed loads or syncs of a source.',
+      () => this.reloadErrors,
     );
-    metric('capi_dns_server_queries_by_transport_total', 'counter', 'Queries by transport.', [
-      ['{transport="udp"}', byTransport.udp],
-      ['{transport="tcp"}', byTransport.tcp],
-    ]);
-    metric('capi_dns_server_records', 'gauge', 'Resource records served, SOA and NS included.', [
-      ['', this.records],
-    ]);
-    metric('capi_dns_server_soa_serial', 'gauge', 'The SOA serial of the served zones.', [['', this.serial]]);
-    metric('capi_dns_server_zone_builds_total', 'counter', 'Times the served data was rebuilt.', [
-      ['', this.reloads],
-    ]);
-    metric('capi_dns_server_source_errors_total', 'counter', 'Failed loads or syncs of a source.', [
-      ['', this.reloadErrors],
-    ]);
-    metric(
+    gauge(
       'capi_dns_server_record_problems',
-      'gauge',
       'Records skipped in the last build because they cannot be served.',
-      [['', this.recordProblems]],
+      () => this.recordProblems,
     );
-    metric(
-      'capi_dns_server_last_sync_age_seconds',
-      'gauge',
-      'Seconds since each source last delivered its records.',
-      [...this.lastSync].map(([source, at]) => [
-        `{source="${source.replace(/["\\\n]/g, '_')}"}`,
-        (now - at) / 1000,
-      ]),
-    );
-    return `${lines.join('\n')}\n`;
+    new Gauge({
+      name: 'capi_dns_server_last_sync_age_seconds',
+      help: 'Seconds since each source last delivered its records.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        const now = Date.now();
+        this.reset();
+        for (const [source, at] of lastSync) this.set({ source }, (now - at) / 1000);
+      },
+    });
   }
 }

@@ -4,7 +4,9 @@ import { parseFlags, USAGE, type Flags } from './flags.js';
 import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { EventRecorder } from './runtime/events.js';
-import { startHealthServer } from './runtime/health.js';
+import { parseListen, startHealthServer } from '../process/health.js';
+import { fatalLine } from '../process/log.js';
+import { stopOnSignals } from '../process/signals.js';
 import { LeaderElector } from './runtime/leader.js';
 import { createLogger, errorText } from './runtime/log.js';
 import { Metrics } from './runtime/metrics.js';
@@ -63,30 +65,21 @@ async function main(): Promise<void> {
         })
       : undefined;
   const health = await startHealthServer({
-    listen: flags.healthListen,
+    ...parseListen(flags.healthListen),
     ready: () => (elector && !elector.leading ? elector.apiReachable : controller.synced),
-    metrics: () => metrics.render(),
+    registry: metrics.registry,
   });
   log.info('started', { ...flags, kubeconfig: flags.kubeconfig ?? '(default)' });
 
-  let stopping = false;
-  const shutdown = async (signal: string, code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('stopping', { signal });
-    const force = setTimeout(() => process.exit(code || 1), 10_000);
-    force.unref();
-    await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: errorText(err) }));
-    await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: errorText(err) }));
+  const shutdown = stopOnSignals(async () => {
+    await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
+    await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
     await elector?.release();
-    health.close();
-    process.exit(code);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+    await health.close();
+  }, log);
 
   if (elector) {
-    await elector.run(() => void shutdown('lost leadership', 1));
+    await elector.run(() => shutdown('lost leadership', 1));
     metrics.leader = 1;
   }
   if (flags.cleanupCorefiles && corefiles) {
@@ -103,8 +96,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(
-    `${JSON.stringify({ ts: new Date().toISOString(), level: 'error', msg: 'fatal', error: errorText(err) })}\n`,
-  );
+  process.stderr.write(fatalLine('capi-dns-controller', 'fatal', err));
   process.exit(1);
 });

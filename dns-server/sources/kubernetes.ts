@@ -8,13 +8,15 @@
 import {
   CustomObjectsApi,
   KubeConfig,
-  makeInformer,
+  ListWatch,
+  Watch,
   type Informer,
   type KubernetesListObject,
   type KubernetesObject,
   type ObjectCache,
 } from '@kubernetes/client-node';
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
+import { WatchReconnectPolicy } from '../../process/watch-reconnect.js';
 import type { Logger } from '../log.js';
 import type { SourcedRecordSet } from '../zone/build.js';
 
@@ -71,7 +73,18 @@ export class KubernetesSource {
         namespace,
         plural: DNSRECORDSET_PLURAL,
       }) as Promise<KubernetesListObject<KubernetesObject>>;
-    const informer = makeInformer<KubernetesObject>(this.opts.kubeConfig, this.path, list);
+    // What makeInformer builds, plus the reconnect policy it does not pass on.
+    const reconnect = new WatchReconnectPolicy();
+    const informer = new ListWatch<KubernetesObject>(
+      this.path,
+      new Watch(this.opts.kubeConfig),
+      list,
+      false,
+      undefined,
+      undefined,
+      { delayFn: reconnect.delayFn },
+    );
+    informer.on('connect', reconnect.connected);
     let failed = false;
     const fail = (err: unknown) => {
       if (failed) return;

@@ -9,12 +9,16 @@ import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import { errorText } from '../runtime/log.js';
-import { RemoteCluster, type RemoteChange } from './remote.js';
+import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 
 export type ClusterEvent =
   /** An object watched in the workload cluster changed. */
   | { type: 'change'; cluster: string; change: RemoteChange }
-  /** The cluster's watches connected again after failing, or for the first time. */
+  /**
+   * A watch of the cluster connected or failed; the event says whether the
+   * cluster as a whole is now reachable. Sent for every watch, not only when
+   * the cluster flips, so that dependents read the cluster again after each.
+   */
   | { type: 'reachable'; cluster: string }
   | { type: 'unreachable'; cluster: string; error?: string }
   /** The kubeconfig Secret changed or went away: the old client is gone, the next get() builds a new one. */
@@ -80,8 +84,12 @@ export class ClusterCache {
       recordsNamespace: this.opts.recordsNamespace,
       relistMs: this.opts.relistMs,
       onChange: (change) => this.emit({ type: 'change', cluster: key, change }),
-      onHealth: (healthy, error) => {
-        this.opts.log.info(healthy ? 'cluster reachable' : 'cluster unreachable', { cluster: key, error });
+      onHealth: ({ healthy, changed, error, watch }) => {
+        if (changed)
+          this.opts.log.info(healthy ? 'cluster reachable' : 'cluster unreachable', { cluster: key, error });
+        // The API server answered, but not for this resource: nothing else logs it.
+        if (!watch.healthy && !notAnswering(watch.status))
+          this.opts.log.warn('watch failed', { cluster: key, path: watch.path, error: watch.error });
         this.emit(
           healthy ? { type: 'reachable', cluster: key } : { type: 'unreachable', cluster: key, error },
         );

@@ -1,7 +1,11 @@
 // One workload cluster as the operator sees it: a client built from its
 // kubeconfig, and watched caches of what the operator reads there (Services
 // of a namespace, Nodes, Namespaces, our DNSRecordSets), each started on
-// first use. Whether the cluster is reachable is what its watches say.
+// first use. It is the one owner of the cluster's reachability: unreachable
+// as soon as any of its watches finds the API server not answering,
+// reachable when none does; readers ask it, not one particular watch. While
+// it is unreachable a readiness probe asks the API server once a second, and
+// restarts the watches the moment it answers.
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -17,6 +21,7 @@ import {
 import { DNSRECORDSET_PLURAL, GROUP, MANAGED_BY_LABEL, CONTROLLER_NAME, VERSION } from '../../api/index.js';
 import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
+import { ReadinessProbe, probeReadyz } from './probe.js';
 
 export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap';
 
@@ -33,7 +38,40 @@ export interface RemoteClusterOptions {
   recordsNamespace: string;
   relistMs?: number;
   onChange: (change: RemoteChange) => void;
-  onHealth: (healthy: boolean, error?: string) => void;
+  /**
+   * A watch of the cluster failed or recovered. Called for every such change,
+   * not only when the cluster as a whole flips (changed): a reader that ran
+   * between the first and the last watch to notice must be asked again.
+   */
+  onHealth: (health: ClusterHealth) => void;
+  /** How often the readiness probe asks an unreachable cluster's API server (default 1 s, jittered). */
+  probeIntervalMs?: number;
+  /** The probe's own timeout (default 1 s). */
+  probeTimeoutMs?: number;
+}
+
+export interface ClusterHealth {
+  healthy: boolean;
+  /** The cluster as a whole flipped between reachable and unreachable with this change. */
+  changed: boolean;
+  error?: string;
+  /** The watch whose health changed. */
+  watch: { path: string; healthy: boolean; error?: string; status?: number };
+}
+
+/**
+ * Whether a watch's failure means the API server does not serve at all: no
+ * answer (refused, reset, timed out) or an answer that it cannot serve now
+ * (429 while its storage initialises, 5xx). A 403 or 404 is about one
+ * resource (RBAC, a CRD not installed): the cluster is reachable, and only
+ * the readers of that watch see its error.
+ */
+export function notAnswering(status: number | undefined): boolean {
+  return status === undefined || status === 429 || status >= 500;
+}
+
+function failsToReach(w: WatchedResource<KubernetesObject>): boolean {
+  return w.tried && !w.healthy && notAnswering(w.lastErrorStatus);
 }
 
 export class RemoteCluster {
@@ -47,12 +85,19 @@ export class RemoteCluster {
   private namespaceWatch?: WatchedResource<V1Namespace>;
   private recordSetWatch?: WatchedResource<DNSRecordSet & KubernetesObject>;
   private wasHealthy: boolean | undefined;
+  private readonly probe: ReadinessProbe;
+  private stopped = false;
 
   constructor(private readonly opts: RemoteClusterOptions) {
     this.kc = opts.kc;
     this.objects = KubernetesObjectApi.makeApiClient(opts.kc);
     this.core = opts.kc.makeApiClient(CoreV1Api);
     this.custom = opts.kc.makeApiClient(CustomObjectsApi);
+    this.probe = new ReadinessProbe({
+      probe: () => probeReadyz(opts.kc, opts.probeTimeoutMs ?? 1_000),
+      onReady: () => this.all().forEach((w) => w.retryNow()),
+      intervalMs: opts.probeIntervalMs,
+    });
   }
 
   get key(): string {
@@ -119,18 +164,34 @@ export class RemoteCluster {
     return this.recordSetWatch;
   }
 
-  /** Reachable when every watch started so far is connected; undefined before any has tried. */
+  /** Reachable unless a watch found the API server not answering; undefined before any has tried. */
   get healthy(): boolean | undefined {
     const all = this.all();
     if (!all.some((w) => w.tried)) return undefined;
-    return all.every((w) => w.healthy || !w.tried);
+    return !all.some(failsToReach);
   }
 
+  /** Why the cluster is unreachable: the error of the first watch that found it so. */
   get lastError(): string | undefined {
-    return this.all().find((w) => w.lastError)?.lastError;
+    return this.all().find(failsToReach)?.lastError;
+  }
+
+  /**
+   * Why what this watch's cache says cannot be trusted now, if so: the
+   * cluster is unreachable (whichever watch found that out), or this watch
+   * itself fails or has not connected yet.
+   */
+  unreachableReason(
+    watch: Pick<WatchedResource<KubernetesObject>, 'healthy' | 'lastError'>,
+  ): string | undefined {
+    if (this.healthy === false) return this.lastError ?? 'API server not answering';
+    if (!watch.healthy) return watch.lastError ?? 'API server not answering yet';
+    return undefined;
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.probe.stop();
     await Promise.all(this.all().map((w) => w.stop()));
   }
 
@@ -160,11 +221,19 @@ export class RemoteCluster {
       relistMs: this.opts.relistMs,
     });
     w.onChange((type, object) => this.opts.onChange({ kind, type, object }));
-    w.onHealth(() => {
+    w.onHealth((watchHealthy, watchError) => {
       const healthy = this.healthy;
-      if (healthy === undefined || healthy === this.wasHealthy) return;
+      if (healthy === undefined || this.stopped) return;
+      const changed = healthy !== this.wasHealthy;
       this.wasHealthy = healthy;
-      this.opts.onHealth(healthy, healthy ? undefined : this.lastError);
+      if (healthy) this.probe.stop();
+      else this.probe.start();
+      this.opts.onHealth({
+        healthy,
+        changed,
+        ...(healthy ? {} : { error: this.lastError }),
+        watch: { path, healthy: watchHealthy, error: watchError, status: w.lastErrorStatus },
+      });
     });
     w.start();
     return w;

@@ -62,8 +62,10 @@ export class CorefileReconciler {
     const configMaps = remote.configMap(COREDNS_NAMESPACE, COREDNS_CONFIGMAP);
     const wait = this.opts.firstSyncTimeoutMs ?? 10_000;
     await Promise.all([services.waitForFirstAttempt(wait), configMaps.waitForFirstAttempt(wait)]);
-    for (const w of [services, configMaps])
-      if (!w.healthy) throw new Error(`cluster ${key} unreachable: ${w.lastError ?? 'no answer'}`);
+    for (const w of [services, configMaps]) {
+      const why = remote.unreachableReason(w);
+      if (why) throw new Error(`cluster ${key} unreachable: ${why}`);
+    }
 
     const configMap = configMaps.get(COREDNS_CONFIGMAP, COREDNS_NAMESPACE);
     const corefile = configMap?.data?.[COREFILE_KEY];

@@ -19,8 +19,9 @@ import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
+import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
-import { invalidStatus, statusFor, type TargetOutcome } from './status.js';
+import { invalidStatus, pendingStatus, statusFor, type TargetOutcome } from './status.js';
 import { RecordSetWriter } from './targets.js';
 import { validateGatewayDnsSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
@@ -62,6 +63,12 @@ export class GatewayDnsReconciler {
   private readonly sources: SourceReader;
   private readonly writer: RecordSetWriter;
   private readonly requestTimeoutMs: number;
+  /**
+   * The UID per GatewayDNS key whose status this process has written: the
+   * informer's copy may not show that write yet, and a second reconcile must
+   * not take such an object for a fresh one and set it back to Pending.
+   */
+  private readonly statusWritten = new Map<string, string | undefined>();
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
@@ -84,6 +91,7 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
+      this.statusWritten.delete(key);
       return this.withdraw(namespace, name, targets, log);
     }
     if (gw.metadata.deletionTimestamp) {
@@ -94,6 +102,7 @@ export class GatewayDnsReconciler {
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
       );
       this.sources.forget(key);
+      this.statusWritten.delete(key);
       this.opts.events.normal(
         gw,
         'Withdrawn',
@@ -114,6 +123,17 @@ export class GatewayDnsReconciler {
       return { written: 0 };
     }
     const spec = validation.spec;
+    let previous = gw.status;
+    if (this.isFresh(gw)) {
+      // As kubebuilder's scaffolded reconcilers do: a fresh object's conditions are set to Unknown
+      // before the work, so that a reader sees "seen, not done yet" instead of no status, for as
+      // long as the clusters take to answer (seconds when one is slow). Only a fresh object: after a
+      // spec change, status.observedGeneration lagging behind metadata.generation already says the
+      // new spec is in progress (as kstatus reads it), and flipping Ready to Unknown on every edit
+      // would report a GatewayDNS that keeps serving as not ready.
+      previous = pendingStatus(gw.metadata.generation, now);
+      await this.writeStatus(gw, previous);
+    }
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
@@ -121,17 +141,27 @@ export class GatewayDnsReconciler {
       { namespace, name, spec, suffix: this.opts.domainSuffix, facts, excludedDomains: conflict.lostDomains },
       this.opts.recordsNamespace,
     );
-    const outcomes = await Promise.all(targets.map((c) => this.writer.apply(namespace, c, desired)));
-    this.report(gw, outcomes, log);
+    // A record set that answers no name is not written (a dns-server has nothing to serve from it),
+    // and one written earlier that no longer answers anything is withdrawn.
+    const serving = desired.spec.records.length > 0;
+    const outcomes = await Promise.all(
+      targets.map((c) =>
+        serving
+          ? this.writer.apply(namespace, c, desired)
+          : this.writer.remove(namespace, c, desired.metadata.name),
+      ),
+    );
+    this.report(gw, outcomes, serving, log);
     await this.writeStatus(
       gw,
       statusFor({
         generation: gw.metadata.generation,
-        previous: gw.status,
+        previous,
         facts,
         conflict,
         targets: outcomes,
-        now,
+        // Not `now`: a Ready that flips from Pending flips when the work is done.
+        now: new Date(),
       }),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');
@@ -201,12 +231,27 @@ export class GatewayDnsReconciler {
     return { written: outcomes.filter((o) => o.result === 'written').length };
   }
 
-  private report(gw: GatewayDNS, outcomes: TargetOutcome[], log: Logger): void {
+  /** Whether this object is new to the operator: no Ready condition, and no status written by us yet. */
+  private isFresh(gw: GatewayDNS): boolean {
+    if (gw.status?.conditions?.some((c) => c.type === READY)) return false;
+    const key = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    return !this.statusWritten.has(key) || this.statusWritten.get(key) !== gw.metadata.uid;
+  }
+
+  private report(gw: GatewayDNS, outcomes: TargetOutcome[], serving: boolean, log: Logger): void {
     const namespace = gw.metadata.namespace ?? '';
     const setName = recordSetName(namespace, gw.metadata.name);
     for (const o of outcomes) {
       const fields = { cluster: `${namespace}/${o.cluster}`, recordset: setName };
-      if (o.result === 'written') {
+      if (o.result === 'written' && !serving) {
+        this.opts.metrics.recordSetsDeleted++;
+        log.info('record set withdrawn: it answers no name', fields);
+        this.opts.events.normal(
+          gw,
+          'RecordSetWithdrawn',
+          `record set ${setName} withdrawn from cluster ${o.cluster}: it answers no name`,
+        );
+      } else if (o.result === 'written') {
         this.opts.metrics.recordSetsWritten++;
         log.info('record set written', fields);
         this.opts.events.normal(
@@ -222,7 +267,11 @@ export class GatewayDnsReconciler {
   }
 
   private async writeStatus(gw: GatewayDNS, status: GatewayDNSStatus): Promise<void> {
-    if (sameJson(gw.status ?? {}, status)) return;
+    const key = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    if (sameJson(gw.status ?? {}, status)) {
+      this.statusWritten.set(key, gw.metadata.uid);
+      return;
+    }
     await withTimeout(
       this.custom.patchNamespacedCustomObjectStatus(
         {
@@ -239,6 +288,7 @@ export class GatewayDnsReconciler {
       this.requestTimeoutMs,
       `status of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
     );
+    this.statusWritten.set(key, gw.metadata.uid);
   }
 
   private async setFinalizers(gw: GatewayDNS, finalizers: string[]): Promise<void> {

@@ -56,9 +56,11 @@ export class SourceReader {
       services.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
       nodes?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
     ]);
+    // The cluster, not these two watches, says whether it is reachable: when the API server goes,
+    // whichever of its watches notices first makes it unreachable for every reader.
     for (const w of [services, nodes]) {
-      if (w && !w.healthy)
-        return this.unreachable(gw, memoryKey, cluster, w.lastError ?? 'API server not answering yet');
+      const why = w && remote.unreachableReason(w);
+      if (why) return this.unreachable(gw, memoryKey, cluster, why);
     }
     const seen = observeService(
       services.get(spec.serviceName, spec.serviceNamespace),

@@ -45,6 +45,29 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
   };
 }
 
+/**
+ * The status of a GatewayDNS the operator has just seen, before its first
+ * reconcile has read the selected clusters: Ready is Unknown, as metav1
+ * conditions start. status.observedGeneration stays unset, because nothing
+ * of the spec has been acted on yet; the condition's own observedGeneration
+ * says which spec it is pending for.
+ */
+export function pendingStatus(generation: number | undefined, now: Date): GatewayDNSStatus {
+  return {
+    conditions: setCondition(
+      undefined,
+      {
+        type: READY,
+        status: 'Unknown',
+        reason: REASONS.Pending,
+        message: 'reading the selected clusters',
+        observedGeneration: generation,
+      },
+      now,
+    ),
+  };
+}
+
 export function invalidStatus(
   generation: number | undefined,
   previous: GatewayDNSStatus | undefined,
@@ -62,14 +85,38 @@ export function invalidStatus(
   };
 }
 
+/**
+ * The Ready condition with the most useful reason first: what stops the
+ * GatewayDNS from serving anything at all (no cluster selected, the Service
+ * nowhere, no addresses anywhere) comes before a name conflict, which only
+ * matters once there is something to publish, and before unreachable
+ * clusters, whose last known addresses are still published.
+ */
 function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   const { facts, conflict, targets } = input;
-  if (conflict.lostDomains.length)
+  const conflictNote = conflict.lostDomains.length
+    ? `names ${conflict.lostDomains.join(', ')} are already claimed by gatewaydns ${conflict.with.join(', ')}; they are left out`
+    : undefined;
+  if (!facts.length)
     return {
       status: 'False',
-      reason: REASONS.Conflict,
-      message: `names ${conflict.lostDomains.join(', ')} are already claimed by gatewaydns ${conflict.with.join(', ')}; they are left out`,
+      reason: REASONS.NoClustersSelected,
+      message: 'the selector matches no Cluster',
     };
+  // Nothing to publish, and every selected cluster answered: its own answer is the first problem.
+  const reachable = facts.every((f) => f.state !== 'Unreachable');
+  if (reachable && !facts.some((f) => f.addresses.length)) {
+    const notFound = facts.every((f) => f.state === 'ServiceNotFound');
+    const first = notFound
+      ? `the Service exists in none of the selected clusters (${facts.map((f) => f.cluster).join(', ')})`
+      : `no selected cluster gives the Service an address yet (${facts.map((f) => `${f.cluster}: ${f.state}`).join(', ')})`;
+    return {
+      status: 'False',
+      reason: notFound ? REASONS.ServiceNotFound : REASONS.NoAddresses,
+      message: [first, ...(conflictNote ? [conflictNote] : [])].join('; '),
+    };
+  }
+  if (conflictNote) return { status: 'False', reason: REASONS.Conflict, message: conflictNote };
   const unreachable = [
     ...facts
       .filter((f) => f.state === 'Unreachable')
@@ -84,22 +131,6 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
       reason: REASONS.ClusterUnreachable,
       message: `unreachable, last known addresses kept: ${unreachable.join('; ')}`,
     };
-  if (!facts.length)
-    return {
-      status: 'False',
-      reason: REASONS.NoClustersSelected,
-      message: 'the selector matches no Cluster',
-    };
-  if (!facts.some((f) => f.state === 'Ready')) {
-    const notFound = facts.every((f) => f.state === 'ServiceNotFound');
-    return {
-      status: 'False',
-      reason: notFound ? REASONS.ServiceNotFound : REASONS.NoAddresses,
-      message: notFound
-        ? `the Service exists in none of the selected clusters (${facts.map((f) => f.cluster).join(', ')})`
-        : 'no selected cluster gives the Service an address yet',
-    };
-  }
   const ready = facts.filter((f) => f.state === 'Ready').map((f) => f.cluster);
   const others = facts.filter((f) => f.state !== 'Ready').map((f) => `${f.cluster}: ${f.state}`);
   const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;

@@ -103,16 +103,16 @@ export class RecordSetWriter {
         },
       };
     const namespaces = remote.namespaces();
-    const recordSets = remote.recordSets();
-    await Promise.all([
-      namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-      recordSets.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
-    ]);
-    if (!namespaces.healthy)
-      return { outcome: { cluster, result: 'failed', error: namespaces.lastError ?? 'not answering' } };
+    await namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    // Reachability is the cluster's, as for the sources: whichever of its watches found it unreachable.
+    const namespacesWhy = remote.unreachableReason(namespaces);
+    if (namespacesWhy) return { outcome: { cluster, result: 'failed', error: namespacesWhy } };
+    // Not before: a cluster without a dns-server may lack the DNSRecordSet CRD, and its watch would only fail.
     if (!namespaces.get(this.opts.recordsNamespace)) return { outcome: { cluster, result: 'skipped' } };
-    if (!recordSets.healthy)
-      return { outcome: { cluster, result: 'failed', error: recordSets.lastError ?? 'not answering' } };
+    const recordSets = remote.recordSets();
+    await recordSets.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    const recordSetsWhy = remote.unreachableReason(recordSets);
+    if (recordSetsWhy) return { outcome: { cluster, result: 'failed', error: recordSetsWhy } };
     return { remote };
   }
 }

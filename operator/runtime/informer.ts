@@ -1,6 +1,7 @@
 // A watched cache of one resource: @kubernetes/client-node's makeInformer
-// (ListWatch), which re-lists on 410 Gone but stops for good on any other
-// error, wrapped so that it restarts with backoff, re-lists now and then with
+// (ListWatch), which re-lists on 410 Gone and re-opens after its own 30 s
+// inactivity timeout but, in 2.x as in 1.x, stops for good on any other
+// error (connection refused, 429, 5xx), wrapped so that it restarts with backoff, re-lists now and then with
 // jitter (no watch dies silently), and reports whether its API server is
 // reachable. Its cache survives errors: an unreachable cluster keeps its last
 // known objects.
@@ -11,7 +12,8 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { errorText } from './log.js';
+import { WatchReconnectPolicy } from '../../process/watch-reconnect.js';
+import { errorText, httpStatus } from './log.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 
@@ -47,9 +49,12 @@ export class WatchedResource<T extends KubernetesObject> {
   tried = false;
   healthy = false;
   lastError?: string;
+  /** The HTTP status of the last failure, when the API server answered at all. */
+  lastErrorStatus?: number;
 
   constructor(private readonly opts: WatchOptions<T>) {
-    // What makeInformer builds, plus the field selector it does not pass on.
+    // What makeInformer builds, plus the field selector and the reconnect policy it does not pass on.
+    const reconnect = new WatchReconnectPolicy();
     this.informer = new ListWatch<T>(
       opts.path,
       new Watch(opts.kc),
@@ -57,7 +62,9 @@ export class WatchedResource<T extends KubernetesObject> {
       false,
       opts.labelSelector,
       opts.fieldSelector,
+      { delayFn: reconnect.delayFn },
     );
+    this.informer.on('connect', reconnect.connected);
     for (const type of ['add', 'update', 'delete'] as const)
       this.informer.on(type, (obj: T) => {
         if (!this.stopped) this.changeListeners.forEach((l) => l(type, obj));
@@ -90,6 +97,7 @@ export class WatchedResource<T extends KubernetesObject> {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     clearTimeout(this.relistTimer);
     this.restarting = true;
     await this.informer.stop();
@@ -106,6 +114,20 @@ export class WatchedResource<T extends KubernetesObject> {
         resolve();
       });
     });
+  }
+
+  /**
+   * Someone who knows the API server answers again (the cluster's readiness
+   * probe) says so: a watch waiting out its backoff forgets it and starts now,
+   * instead of leaving a cluster that is back unwatched for up to maxBackoffMs.
+   * An attempt already under way, or a healthy watch, is left alone.
+   */
+  retryNow(): void {
+    if (this.stopped || this.healthy || this.retryTimer === undefined) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.failures = 0;
+    this.retry();
   }
 
   /** informer.start() can reject before its watch is set up (a kubeconfig without a cluster): that is a failure like any other. */
@@ -130,14 +152,19 @@ export class WatchedResource<T extends KubernetesObject> {
     if (this.stopped || this.restarting) return;
     this.attemptFailed = true;
     this.markTried();
+    this.lastErrorStatus = httpStatus(err);
     this.setHealth(false, errorText(err));
     clearTimeout(this.relistTimer);
     clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     this.failures++;
     const min = this.opts.minBackoffMs ?? 250;
     const max = this.opts.maxBackoffMs ?? 5_000;
     const delay = Math.min(max, min * 2 ** Math.min(this.failures - 1, 20)) * (0.8 + Math.random() * 0.4);
-    this.retryTimer = setTimeout(() => this.retry(), delay);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retry();
+    }, delay);
     this.retryTimer.unref();
   }
 
@@ -170,6 +197,7 @@ export class WatchedResource<T extends KubernetesObject> {
     const changed = healthy !== this.healthy;
     this.healthy = healthy;
     this.lastError = healthy ? undefined : error;
+    if (healthy) this.lastErrorStatus = undefined;
     if (changed) this.healthListeners.forEach((l) => l(healthy, error));
   }
 }

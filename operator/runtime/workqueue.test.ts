@@ -2,6 +2,15 @@ import { TerminalError, WorkQueue } from './workqueue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits for a condition instead of a fixed time: these tests run on busy shared machines. */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(2);
+  }
+}
+
 describe('WorkQueue', () => {
   it('runs a key once however often it was added while waiting', async () => {
     const seen: string[] = [];
@@ -10,41 +19,48 @@ describe('WorkQueue', () => {
     q.add('a');
     q.add('b');
     q.start();
-    await sleep(20);
-    expect(seen).toEqual(['a', 'b']);
+    await until(() => seen.length >= 2);
     await q.shutdown();
+    expect(seen).toEqual(['a', 'b']);
   });
 
   it('never runs one key twice at once, and runs it again if added meanwhile', async () => {
     let running = 0;
     let max = 0;
     let runs = 0;
+    let release!: () => void;
+    const firstRunHeld = new Promise<void>((r) => (release = r));
     const q = new WorkQueue(
       async () => {
         running++;
         max = Math.max(max, running);
         runs++;
-        await sleep(20);
+        if (runs === 1) await firstRunHeld;
         running--;
       },
       { concurrency: 4 },
     );
     q.start();
     q.add('a');
-    await sleep(5);
+    await until(() => running === 1);
     q.add('a');
     q.add('a');
-    await sleep(80);
+    await sleep(20);
+    expect(runs).toBe(1);
+    release();
+    await until(() => runs === 2 && running === 0);
+    await q.shutdown();
     expect(max).toBe(1);
     expect(runs).toBe(2);
-    await q.shutdown();
   });
 
   it('runs different keys in parallel: a slow key does not hold up others', async () => {
     const done: string[] = [];
+    let release!: () => void;
+    const slowHeld = new Promise<void>((r) => (release = r));
     const q = new WorkQueue(
       async (k) => {
-        await sleep(k === 'slow' ? 200 : 5);
+        if (k === 'slow') await slowHeld;
         done.push(k);
       },
       { concurrency: 2 },
@@ -53,8 +69,10 @@ describe('WorkQueue', () => {
     q.add('slow');
     q.add('fast1');
     q.add('fast2');
-    await sleep(50);
+    await until(() => done.length >= 2);
     expect(done).toEqual(['fast1', 'fast2']);
+    release();
+    await until(() => done.length === 3);
     await q.shutdown();
   });
 
@@ -70,16 +88,19 @@ describe('WorkQueue', () => {
         times.push(Date.now());
         if (times.length < 4) throw new Error('again');
       },
-      { concurrency: 2, baseDelayMs: 10 },
+      // Delays of ~50, ~100, ~200 ms: far enough apart that a busy event loop cannot reorder them.
+      { concurrency: 2, baseDelayMs: 50 },
     );
     q.start();
     q.add('x');
     q.add('terminal');
-    await sleep(250);
+    await until(() => times.length === 4);
+    await sleep(100);
+    await q.shutdown();
     expect(times).toHaveLength(4);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    expect(gaps[0]!).toBeGreaterThanOrEqual(35);
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
     expect(terminalRuns).toBe(1);
-    await q.shutdown();
   });
 });

@@ -82,7 +82,15 @@ describe('dns-server on sockets', () => {
     expect((await dig(server.port, ['_http._tcp.svc.xcc.test', 'SRV'])).answer).toEqual([
       '_http._tcp.svc.xcc.test. 30 IN SRV 0 5 8080 a.xcc.test.',
     ]);
-    expect(server.logs()).toMatch(/"msg":"record skipped".*SRV value \\"bad srv\\"/);
+    const skipped = server
+      .logs()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry['msg'] === 'record skipped');
+    expect(skipped).toEqual([
+      expect.objectContaining({ reason: expect.stringContaining('SRV value "bad srv"') }),
+    ]);
   });
 
   it('answers NXDOMAIN and NODATA with the SOA, REFUSED outside the zone', async () => {
@@ -162,6 +170,11 @@ describe('dns-server on sockets', () => {
     expect(metrics).toMatch(/capi_dns_server_records \d+/);
     expect(metrics).toMatch(/capi_dns_server_last_sync_age_seconds\{source="file:.*"\} [\d.]+/);
     expect(metrics).toMatch(/capi_dns_server_source_errors_total [1-9]/);
+    // prom-client's default process and Node collectors, next to ours.
+    expect(metrics).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+$/m);
+    expect(metrics).toMatch(/^process_open_fds [1-9]\d*$/m);
+    expect(metrics).toMatch(/^nodejs_active_handles_total \d+$/m);
     expect(await (await fetch(`http://127.0.0.1:${server.healthPort}/healthz`)).text()).toBe('ok\n');
   });
 

@@ -129,6 +129,10 @@ describe('capi-dns-controller on the shared environment', () => {
     const m = await metricsOf(op);
     expect(m['capi_dns_propagation_latency_seconds_count']).toBeGreaterThan(0);
     expect(m['capi_dns_recordsets_written_total']).toBeGreaterThan(0);
+    // prom-client's default process and Node collectors, next to ours.
+    expect(m['process_resident_memory_bytes']).toBeGreaterThan(0);
+    expect(m['nodejs_eventloop_lag_seconds']).toBeGreaterThanOrEqual(0);
+    expect(m['process_cpu_seconds_total']).toBeGreaterThan(0);
   });
 
   it('withdraws a cluster whose label is removed, and brings it back', async () => {

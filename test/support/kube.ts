@@ -6,6 +6,7 @@ import {
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
+  Watch,
   loadAllYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
@@ -66,3 +67,37 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000, in
 
 /** The HTTP status of a client-node ApiException, or undefined for other errors (the operator's helper). */
 export { httpStatus as statusCode } from '../../operator/runtime/log.js';
+
+export interface WatchedEvent<T> {
+  type: string;
+  object: T;
+}
+
+/**
+ * Every event of one watch (path as the API server spells it, e.g.
+ * /apis/g/v/namespaces/ns/kinds), from now until stop(): a test that must show
+ * something never happened, not merely that it is not there at the end.
+ */
+export async function recordEvents<T>(
+  kc: KubeConfig,
+  path: string,
+): Promise<{ events: WatchedEvent<T>[]; stop(): void }> {
+  const events: WatchedEvent<T>[] = [];
+  let failure: unknown;
+  const controller = await new Watch(kc).watch(
+    path,
+    {},
+    (type, object: T) => events.push({ type, object }),
+    (err: unknown) => {
+      if (err) failure = err;
+    },
+  );
+  return {
+    events,
+    stop() {
+      const failed = failure;
+      controller.abort();
+      if (failed) throw new Error(`watch ${path} failed: ${String(failed)}`);
+    },
+  };
+}

@@ -21,5 +21,6 @@ if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)
   echo "testenv: building CoreDNS $COREDNS_VERSION" >&2
   GOBIN="$bin" GOFLAGS=-mod=mod go install "github.com/coredns/coredns@$COREDNS_VERSION"
 fi
-"$bin/coredns" -version | head -1 >&2
+# sed, not head: head exits after one line and CoreDNS, still writing, dies of SIGPIPE (pipefail).
+"$bin/coredns" -version | sed -n 1p >&2
 echo "testenv: binaries in $bin" >&2
