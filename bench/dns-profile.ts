@@ -49,7 +49,8 @@ async function main(): Promise<void> {
     },
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-profile-'));
-  const profDir = values.out ?? path.join(dir, 'profile');
+  // Outside `dir`, which is removed at the end: the profile stays for DevTools.
+  const profDir = values.out ?? mkdtempSync(path.join(os.tmpdir(), 'capi-dns-cpuprofile-'));
   mkdirSync(profDir, { recursive: true });
   try {
     const load = writeWorkload(dir, Number(values.records));
