@@ -1,12 +1,17 @@
-// Benchmark: dnsperf against the dns-server and against NSD (one server
-// process) serving the same generated zone, in one run. Prints queries per
-// second of both and their ratio (at saturation), latency percentiles at a
-// fixed load, and the dns-server's resident memory with the records loaded.
+// Benchmark: dnsperf against NSD (one server process) and the dns-server
+// serving the same generated zone, on this machine, in one run. Prints the
+// machine, then for each server, in interleaved runs (NSD, dns-server, echo,
+// NSD, dns-server, echo, ...): queries per second at saturation and latency
+// percentiles at half of that server's own saturation rate (and at a fixed
+// rate), then the spread (min–max) of each and the ratio to NSD's run.
 //
-// With --workers N (default 2; 1 to skip) the dns-server runs a second time
-// with N answering processes (cluster module) on the same sockets.
+// "udp echo" (bench/udp-echo.ts) answers each query with itself: the floor of
+// one Node process's UDP path, whatever a DNS server does per datagram.
+// With --workers N (default 2; 1 to skip) the dns-server also runs with N
+// answering processes.
 //
-//   npm run bench:dns -- [--records 100000] [--seconds 10] [--latency-qps 20000] [--workers 2]
+//   npm run bench:dns -- [--records 100000] [--seconds 10] [--runs 2] [--latency-qps 20000]
+//                        [--latency-seconds 5] [--workers 2] [--no-echo]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,77 +20,17 @@ import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { startDnsServer, startNsd, type DnsProcess } from '../test/support/dns.js';
-import { asRecordSets, generateZone, prng, zoneFile } from '../test/support/dnszone.js';
-
-const ZONE = 'xcc.test';
-
-interface PerfResult {
-  qps: number;
-  sent: number;
-  completed: number;
-  lost: number;
-  latencies: number[];
-}
-
-/** Runs dnsperf; with `verbose`, collects every query's latency (seconds) from its per-query lines. */
-function dnsperf(
-  port: number,
-  queryFile: string,
-  seconds: number,
-  opts: { qps?: number; verbose?: boolean },
-): Promise<PerfResult> {
-  const args = [
-    '-s',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-d',
-    queryFile,
-    '-l',
-    String(seconds),
-    '-q',
-    '200',
-    '-c',
-    '1',
-    '-T',
-    '1',
-  ];
-  if (opts.qps) args.push('-Q', String(opts.qps));
-  if (opts.verbose) args.push('-v');
-  return new Promise((resolve, reject) => {
-    const child = spawn('dnsperf', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const latencies: number[] = [];
-    let summary = '';
-    readline.createInterface({ input: child.stdout }).on('line', (line) => {
-      // Per-query lines look like "> NOERROR h1.c1.xcc.test A 0.000123".
-      if (line.startsWith('> ')) {
-        const seconds = Number(line.slice(line.lastIndexOf(' ') + 1));
-        if (Number.isFinite(seconds)) latencies.push(seconds);
-      } else summary += `${line}\n`;
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const num = (re: RegExp) => Number(re.exec(summary)?.[1] ?? NaN);
-      const qps = num(/Queries per second:\s+([\d.]+)/);
-      if (code !== 0 || !Number.isFinite(qps))
-        return reject(new Error(`dnsperf failed (${code}):\n${summary}${stderr}`));
-      resolve({
-        qps,
-        sent: num(/Queries sent:\s+(\d+)/),
-        completed: num(/Queries completed:\s+(\d+)/),
-        lost: num(/Queries lost:\s+(\d+)/),
-        latencies,
-      });
-    });
-  });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+import { asRecordSets, zoneFile } from '../test/support/dnszone.js';
+import { stopChild } from '../test/support/stop-child.js';
+import {
+  dnsperf,
+  loadAverage,
+  machine,
+  percentile,
+  writeWorkload,
+  ZONE,
+  type PerfResult,
+} from './dns-load.js';
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -119,62 +64,63 @@ async function startOurs(file: string, workers: number): Promise<{ server: DnsPr
   return { server, loadMs: Date.now() - began };
 }
 
+/** bench/udp-echo.ts as a child process (it prints its port). */
+async function startEcho(): Promise<DnsProcess> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'udp-echo.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', (l) => resolve(Number(l)));
+    child.once('exit', (code) => reject(new Error(`udp-echo exited (${code})`)));
+  });
+  return { port, dir: '', child, logs: () => '', stop: () => stopChild(child, 3000) };
+}
+
+interface Run {
+  max: PerfResult;
+  /** At half of this run's saturation rate. */
+  half: PerfResult;
+  halfQps: number;
+  fixed: PerfResult | undefined;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    allowNegative: true,
     options: {
       records: { type: 'string', default: '100000' },
       seconds: { type: 'string', default: '10' },
+      runs: { type: 'string', default: '2' },
       'latency-qps': { type: 'string', default: '20000' },
       'latency-seconds': { type: 'string', default: '5' },
       workers: { type: 'string', default: '2' },
+      echo: { type: 'boolean', default: true },
     },
   });
-  const wanted = Number(values.records);
   const seconds = Number(values.seconds);
+  const runs = Number(values.runs);
   const latencyQps = Number(values['latency-qps']);
+  const latencySeconds = Number(values['latency-seconds']);
   const workers = Number(values.workers);
-  // generateZone makes about 1.53 records per host and 2.45 per gateway, plus a few fixed ones.
-  const gateways = Math.max(10, Math.round(wanted / 50));
-  const hosts = Math.max(10, Math.round((wanted - gateways * 2.45) / 1.533));
-  const zone = generateZone({ hosts, gateways }, ZONE);
-  const records = zone.records.reduce((n, r) => n + r.values.length, 0);
+  for (const [flag, n] of Object.entries({ seconds, runs, latencySeconds, workers }))
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got ${n}`);
 
+  process.stdout.write(`${machine()}\n`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-bench-'));
   const processes: DnsProcess[] = [];
   try {
-    const file = path.join(dir, 'records.yaml');
-    writeFileSync(
-      file,
-      asRecordSets(zone.records, 500)
-        .map((s) => stringify(s))
-        .join('---\n'),
+    const load = writeWorkload(dir, Number(values.records));
+    process.stdout.write(
+      `zone: ${load.records} records (${load.hosts} hosts, ${load.gateways} wildcard gateways)\n`,
     );
-
-    // Queries: names that exist, wildcard synthesis, NXDOMAIN and NODATA, case mixed.
-    const rnd = prng(11);
-    const lines: string[] = [];
-    for (let i = 0; i < 200_000; i++) {
-      const roll = rnd();
-      const h = Math.floor(rnd() * hosts);
-      const g = Math.floor(rnd() * gateways);
-      if (roll < 0.6) lines.push(`h${h}.c${h % 17}.${ZONE} A`);
-      else if (roll < 0.8) lines.push(`app${i % 50}.gateway.cluster-${g % 7}.team-${g}.clusters.${ZONE} A`);
-      else if (roll < 0.9) lines.push(`missing${h}.c${h % 17}.${ZONE} A`);
-      else lines.push(`H${h}.C${h % 17}.XCC.test ${h % 3 === 0 ? 'MX' : 'AAAA'}`);
-    }
-    const queryFile = path.join(dir, 'queries.txt');
-    writeFileSync(queryFile, `${lines.join('\n')}\n`);
-
-    process.stderr.write(`zone: ${records} records (${hosts} hosts, ${gateways} wildcard gateways)\n`);
-    const { server: ours, loadMs } = await startOurs(file, 1);
+    const { server: ours, loadMs } = await startOurs(load.recordsFile, 1);
     processes.push(ours);
     const metrics = await (await fetch(`http://127.0.0.1:${ours.healthPort}/metrics`)).text();
     const served = Number(/capi_dns_server_records (\d+)/.exec(metrics)?.[1]);
     const rssLoaded = rssMb(ours.child.pid!);
-
     const nsd = await startNsd(
       ZONE,
-      zoneFile(zone, {
+      zoneFile(load.zone, {
         mname: `ns1.${ZONE}`,
         rname: `hostmaster.${ZONE}`,
         serial: 1,
@@ -186,76 +132,112 @@ async function main(): Promise<void> {
       }),
     );
     processes.push(nsd);
+    const servers: [string, DnsProcess][] = [
+      ['nsd', nsd],
+      ['dns-server', ours],
+    ];
+    let multi: { name: string; server: DnsProcess; loadMs: number; rssLoaded: number } | undefined;
+    if (workers > 1) {
+      const started = await startOurs(load.recordsFile, workers);
+      processes.push(started.server);
+      const name = `dns-server ×${workers}`;
+      multi = { name, ...started, rssLoaded: treeRssMb(started.server.child.pid!) };
+      servers.push([name, started.server]);
+    }
+    if (values.echo) {
+      const echo = await startEcho();
+      processes.push(echo);
+      servers.push(['udp echo', echo]);
+    }
+    process.stdout.write(
+      `records served: ${served} (dns-server loaded and ready in ${loadMs} ms)\n` +
+        `dns-server RSS: ${rssLoaded.toFixed(1)} MB loaded\n` +
+        (multi
+          ? `${multi.name} RSS (all processes): ${multi.rssLoaded.toFixed(1)} MB loaded (ready in ${multi.loadMs} ms)\n`
+          : ''),
+    );
 
-    const results: Record<string, { max: PerfResult; fixed: PerfResult }> = {};
-    const measure = async (name: string, server: DnsProcess) => {
-      await dnsperf(server.port, queryFile, 2, {}); // warm-up
-      const max = await dnsperf(server.port, queryFile, seconds, {});
-      const fixed = await dnsperf(server.port, queryFile, Number(values['latency-seconds']), {
-        qps: latencyQps,
-        verbose: true,
-      });
-      fixed.latencies.sort((a, b) => a - b);
-      results[name] = { max, fixed };
+    const ms = (s: number) => `${(s * 1000).toFixed(3)} ms`;
+    const latencyLine = (r: PerfResult) => {
+      const l = r.latencies;
+      return `p50 ${ms(percentile(l, 50))}  p90 ${ms(percentile(l, 90))}  p99 ${ms(percentile(l, 99))}  max ${ms(l[l.length - 1] ?? NaN)}  (${l.length} answers, lost ${r.lost})`;
     };
-    await measure('nsd', nsd);
-    await measure('dns-server', ours);
+    // Interleaved, so that a neighbour's burst on this shared machine does not hit one server only.
+    const results = new Map<string, Run[]>(servers.map(([name]) => [name, []]));
+    for (let run = 1; run <= runs; run++) {
+      process.stdout.write(`\nrun ${run} (${loadAverage()}):\n`);
+      for (const [name, server] of servers) {
+        if (run === 1) await dnsperf(server.port, load.queryFile, 2); // warm-up
+        const max = await dnsperf(server.port, load.queryFile, seconds);
+        const halfQps = Math.round(max.qps / 2);
+        const half = await dnsperf(server.port, load.queryFile, latencySeconds, {
+          qps: halfQps,
+          verbose: true,
+        });
+        const fixed = latencyQps
+          ? await dnsperf(server.port, load.queryFile, latencySeconds, { qps: latencyQps, verbose: true })
+          : undefined;
+        results.get(name)!.push({ max, half, halfQps, fixed });
+        process.stdout.write(
+          `  ${name.padEnd(15)} ${max.qps.toFixed(0).padStart(7)} qps saturating (lost ${max.lost})\n` +
+            `  ${''.padEnd(15)} at ${halfQps} qps (half): ${latencyLine(half)}\n` +
+            (fixed ? `  ${''.padEnd(15)} at ${latencyQps} qps: ${latencyLine(fixed)}\n` : ''),
+        );
+      }
+    }
+
     const rssAfter = rssMb(ours.child.pid!);
     // Latency while the records file changes and everything is rebuilt (in a worker thread):
     // queries go on being answered from the previous data.
-    const duringRebuild = dnsperf(ours.port, queryFile, 10, { qps: latencyQps, verbose: true });
+    const rebuildQps = Math.round(Math.min(...results.get('dns-server')!.map((r) => r.halfQps)));
+    const duringRebuild = dnsperf(ours.port, load.queryFile, 10, { qps: rebuildQps, verbose: true });
     await new Promise((r) => setTimeout(r, 1000));
     writeFileSync(
-      file,
-      `${readFileSync(file, 'utf8')}---\n${stringify(asRecordSets([{ name: `extra.${ZONE}`, type: 'A', ttl: 30, values: ['10.9.9.9'] }], 1)[0])}`,
+      load.recordsFile,
+      `${readFileSync(load.recordsFile, 'utf8')}---\n${stringify(asRecordSets([{ name: `extra.${ZONE}`, type: 'A', ttl: 30, values: ['10.9.9.9'] }], 1)[0])}`,
     );
     const rebuild = await duringRebuild;
-    rebuild.latencies.sort((a, b) => a - b);
     const rssRebuilt = rssMb(ours.child.pid!);
-    // The same with N answering processes; the single one stopped first (they would share the CPUs).
-    let multi: { name: string; loadMs: number; rssLoaded: number; rssAfter: number } | undefined;
-    if (workers > 1) {
-      await ours.stop();
-      const { server, loadMs: multiLoadMs } = await startOurs(file, workers);
-      processes.push(server);
-      const name = `dns-server ×${workers}`;
-      const multiRss = treeRssMb(server.child.pid!);
-      await measure(name, server);
-      multi = { name, loadMs: multiLoadMs, rssLoaded: multiRss, rssAfter: treeRssMb(server.child.pid!) };
-      await server.stop();
-    }
 
-    const ms = (s: number) => `${(s * 1000).toFixed(3)} ms`;
-    const out: string[] = [
-      `records served: ${served} (dns-server loaded and ready in ${loadMs} ms)`,
-      `dns-server RSS: ${rssLoaded.toFixed(1)} MB loaded, ${rssAfter.toFixed(1)} MB after the runs`,
-      ...(multi
-        ? [
-            `${multi.name} RSS (all processes): ${multi.rssLoaded.toFixed(1)} MB loaded, ${multi.rssAfter.toFixed(1)} MB after the runs (ready in ${multi.loadMs} ms)`,
-          ]
-        : []),
-      '',
-      `throughput (dnsperf, ${seconds} s, 200 outstanding, saturating):`,
-    ];
-    for (const [name, r] of Object.entries(results))
+    const out: string[] = ['', `summary of ${runs} interleaved runs (${loadAverage()}):`];
+    const nsdRuns = results.get('nsd')!;
+    const range = (xs: number[], f: (x: number) => string) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+    out.push(`  throughput (dnsperf ${seconds} s, 200 outstanding, saturating), min–max:`);
+    for (const [name, rs] of results) {
+      const qps = rs.map((r) => r.max.qps);
+      const ratio =
+        name === 'nsd'
+          ? ''
+          : `   ${range(
+              rs.map((r, i) => r.max.qps / nsdRuns[i]!.max.qps),
+              (x) => x.toFixed(2),
+            )} × NSD`;
       out.push(
-        `  ${name.padEnd(14)} ${r.max.qps.toFixed(0).padStart(8)} qps  (sent ${r.max.sent}, lost ${r.max.lost})`,
+        `    ${name.padEnd(15)} ${range(qps, (x) => x.toFixed(0)).padStart(15)} qps  [${qps.map((x) => x.toFixed(0)).join(', ')}]${ratio}`,
       );
-    for (const name of Object.keys(results).filter((n) => n !== 'nsd'))
-      out.push(`  ratio ${name} / nsd: ${(results[name]!.max.qps / results['nsd']!.max.qps).toFixed(2)}`);
+    }
+    out.push('  latency at half of its own saturation rate, p50 / p99 per run:');
+    for (const [name, rs] of results)
+      out.push(
+        `    ${name.padEnd(15)} ${rs.map((r) => `${ms(percentile(r.half.latencies, 50))} / ${ms(percentile(r.half.latencies, 99))} at ${r.halfQps} qps`).join(';  ')}`,
+      );
+    if (latencyQps) {
+      out.push(`  latency at ${latencyQps} qps, p50 / p99 per run:`);
+      for (const [name, rs] of results)
+        out.push(
+          `    ${name.padEnd(15)} ${rs.map((r) => `${ms(percentile(r.fixed!.latencies, 50))} / ${ms(percentile(r.fixed!.latencies, 99))}`).join(';  ')}`,
+        );
+    }
     const lr = rebuild.latencies;
     out.push(
-      '',
-      `dns-server during a full rebuild (records file changed 1 s into 10 s at ${latencyQps} qps):`,
-      `  p50 ${ms(percentile(lr, 50))}  p99 ${ms(percentile(lr, 99))}  max ${ms(lr[lr.length - 1] ?? NaN)}  (${lr.length} queries, lost ${rebuild.lost}); RSS after ${rssRebuilt.toFixed(1)} MB`,
+      `  dns-server during a full rebuild (records file changed 1 s into 10 s at ${rebuildQps} qps):`,
+      `    p50 ${ms(percentile(lr, 50))}  p99 ${ms(percentile(lr, 99))}  max ${ms(lr[lr.length - 1] ?? NaN)}  (${lr.length} answers, lost ${rebuild.lost})`,
+      `  dns-server RSS: ${rssLoaded.toFixed(1)} MB loaded, ${rssAfter.toFixed(1)} MB after the runs, ${rssRebuilt.toFixed(1)} MB after the rebuild`,
     );
-    out.push('', `latency at ${latencyQps} qps (dnsperf -Q, per-query times):`);
-    for (const [name, r] of Object.entries(results)) {
-      const l = r.fixed.latencies;
+    if (multi)
       out.push(
-        `  ${name.padEnd(14)} p50 ${ms(percentile(l, 50))}  p90 ${ms(percentile(l, 90))}  p99 ${ms(percentile(l, 99))}  max ${ms(l[l.length - 1] ?? NaN)}  (${l.length} queries, lost ${r.fixed.lost})`,
+        `  ${multi.name} RSS (all processes) after the runs: ${treeRssMb(multi.server.child.pid!).toFixed(1)} MB`,
       );
-    }
     process.stdout.write(`${out.join('\n')}\n`);
   } finally {
     for (const p of processes) await p.stop();

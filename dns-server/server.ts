@@ -50,7 +50,12 @@ export class DnsServer {
 
   private async bindUdp(port: number): Promise<number> {
     const type = net.isIPv6(this.opts.host) ? 'udp6' : 'udp4';
-    const udp = dgram.createSocket({ type, recvBufferSize: 4 << 20, sendBufferSize: 4 << 20 });
+    const udp = dgram.createSocket({
+      type,
+      recvBufferSize: 4 << 20,
+      sendBufferSize: 4 << 20,
+      lookup: peerAddressAsIs,
+    });
     this.udp = udp;
     udp.on('message', (msg, peer) => this.onDatagram(msg, peer));
     udp.on('error', (err) => this.log.error('UDP socket error', { error: err }));
@@ -141,4 +146,18 @@ export class DnsServer {
       }
     });
   }
+}
+
+/**
+ * dgram resolves the address of every send with its `lookup` (dns.lookup by default, which
+ * answers an IP literal only on the next tick, one closure and one tick per datagram). The
+ * server only ever sends to the address a datagram came from, always an IP literal of the
+ * socket's family, so it is handed back as it is, at once.
+ */
+function peerAddressAsIs(
+  address: string,
+  family: unknown,
+  callback: (err: null, address: string, family: number) => void,
+): void {
+  callback(null, address, family === 6 ? 6 : 4);
 }

@@ -6,7 +6,7 @@
 import { isInZone, parentName } from '../zone/name.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Zone } from '../zone/zone.js';
-import { parseQuery, type Query } from './query.js';
+import { DROP, ERROR, parseQuery, type Query } from './query.js';
 import { encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
 
 export interface ResponderOptions {
@@ -75,20 +75,18 @@ export class Responder {
 
   /** The response to one message, if any: over UDP sized by EDNS (RFC 6891), over TCP up to 65,535 octets. */
   respond(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
-    const parsed = parseQuery(msg);
-    if (!parsed.ok) {
-      if (parsed.drop) return this.result(undefined, undefined, -1);
-      return this.result(errorResponse(msg, parsed.questionEnd, parsed.rcode), undefined, parsed.rcode);
-    }
-    const q = parsed.query;
+    const q = parseQuery(msg);
+    if (q.status === DROP) return this.result(undefined, undefined, -1);
+    if (q.status === ERROR)
+      return this.result(errorResponse(msg, q.questionEnd, q.rcode), undefined, q.rcode);
     const limit =
       transport === 'tcp'
         ? TCP_MAX
         : q.edns
-          ? Math.min(Math.max(q.edns.udpSize, NO_EDNS_UDP_MAX), this.opts.maxUdpSize)
+          ? Math.min(Math.max(q.udpSize, NO_EDNS_UDP_MAX), this.opts.maxUdpSize)
           : NO_EDNS_UDP_MAX;
     // RFC 6891 section 6.1.3: we implement version 0 only.
-    if (q.edns && q.edns.version !== 0) return this.finish(msg, q, -1, BADVERS, false, limit);
+    if (q.edns && q.ednsVersion !== 0) return this.finish(msg, q, -1, BADVERS, false, limit);
     // Zone transfers are not offered; other classes than IN (and ANY) are not served here.
     if (q.qtype === T.AXFR || q.qtype === T.IXFR || (q.qclass !== 1 && q.qclass !== 255))
       return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
@@ -145,7 +143,7 @@ export class Responder {
         }
       }
     }
-    if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, q.edns!.dnssecOk);
+    if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, q.dnssecOk);
     return this.result(out, q.qtype, rcode);
   }
 

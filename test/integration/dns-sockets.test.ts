@@ -2,7 +2,7 @@
 // client for pipelining): answers, truncation, TCP framing and idle timeout,
 // the records file's reloads, health and metrics, --help.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -199,5 +199,54 @@ describe('dns-server on sockets', () => {
       '--log-queries',
     ])
       expect(help).toContain(flag);
+  });
+});
+
+describe('dns-server --workers 2', () => {
+  let server: DnsProcess;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-workers-'));
+    writeFileSync(path.join(dir, 'records.yaml'), recordsYaml());
+    server = await startDnsServer(
+      ['--zone', 'xcc.test', '--records-file', path.join(dir, 'records.yaml'), '--workers', '2'],
+      { health: true },
+    );
+    await eventually(async () => {
+      const res = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
+      if (res.status !== 200) throw new Error(`readyz ${res.status}`);
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const answering = (pid: number) =>
+    readdirSync(`/proc/${pid}/task`).flatMap((t) =>
+      readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  const answersOverBoth = async () => {
+    for (let i = 0; i < 4; i++) expect((await dig(server.port, ['a.xcc.test', 'A'])).answer).toHaveLength(2); // a new source port each
+    expect((await dig(server.port, ['+tcp', 'a.xcc.test', 'A'])).answer).toHaveLength(2);
+  };
+
+  it('answers over UDP and TCP from two answering processes', async () => {
+    expect(answering(server.child.pid!)).toHaveLength(2);
+    await answersOverBoth();
+  });
+
+  it('replaces an answering process that dies, on the same sockets', async () => {
+    const [victim] = answering(server.child.pid!);
+    process.kill(victim!, 'SIGKILL');
+    await eventually(async () => {
+      const now = answering(server.child.pid!);
+      expect(now).toHaveLength(2);
+      expect(now).not.toContain(victim);
+    }, 10_000);
+    await answersOverBoth();
+    const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
+    expect(metrics).toMatch(/capi_dns_server_queries_by_transport_total\{transport="udp"\} [1-9]/);
   });
 });
