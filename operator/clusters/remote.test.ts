@@ -1,7 +1,7 @@
 import { notAnswering } from './remote.js';
 
 describe('notAnswering: which watch failures make the whole cluster unreachable', () => {
-  it.each([
+  it.each<[number | undefined, boolean, string]>([
     [undefined, true, 'no HTTP answer: refused, reset, timed out'],
     [429, true, 'storage (re)initialising, or priority and fairness turning us away'],
     [500, true, 'the API server failed'],

@@ -23,14 +23,13 @@ export interface GatewayPort {
   nodePort: number;
 }
 
-export interface ClusterFacts {
-  cluster: string;
-  state: ClusterState;
+/** What a reachable cluster's Service says, before the cluster's name and reachability are added. */
+export interface ServiceObservation {
+  state: Exclude<ClusterState, 'Unreachable'>;
   /** IPv4/IPv6 addresses and host names, sorted; for Unreachable the last known ones. */
   addresses: string[];
   /** nodePort only: the node ports to publish as SRV records. */
   ports: GatewayPort[];
-  error?: string;
   /** Why the cluster is not Ready and what to do, when its state alone does not say. */
   message?: string;
   /** headless only: the ready endpoints, for per-pod names and SRV records. */
@@ -42,20 +41,14 @@ export interface ClusterFacts {
   totalEndpoints?: number;
   /** Names the Service asks for with the fqdn annotation. */
   annotatedHostnames?: string[];
-  /** When the addresses were read (RFC 3339). */
-  lastSeen?: string;
 }
 
-export interface ServiceObservation {
-  state: Exclude<ClusterState, 'Unreachable'>;
-  addresses: string[];
-  ports: GatewayPort[];
-  message?: string;
-  endpoints?: ReadyEndpoint[];
-  unreadyHostnames?: string[];
-  readyEndpoints?: number;
-  totalEndpoints?: number;
-  annotatedHostnames?: string[];
+export interface ClusterFacts extends Omit<ServiceObservation, 'state'> {
+  cluster: string;
+  state: ClusterState;
+  error?: string;
+  /** When the addresses were read (RFC 3339). */
+  lastSeen?: string;
 }
 
 export interface ObserveOptions {

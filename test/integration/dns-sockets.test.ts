@@ -35,6 +35,24 @@ spec:
 `;
 }
 
+/** A dns-server serving recordsYaml() from a records file in a new temporary folder, once ready. */
+async function startFromRecordsFile(
+  prefix: string,
+  args: string[],
+): Promise<{ server: DnsProcess; dir: string; file: string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const file = path.join(dir, 'records.yaml');
+  writeFileSync(file, recordsYaml());
+  const server = await startDnsServer(['--zone', 'xcc.test', '--records-file', file, ...args], {
+    health: true,
+  });
+  await eventually(async () => {
+    const res = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
+    if (res.status !== 200) throw new Error(`readyz ${res.status}`);
+  });
+  return { server, dir, file };
+}
+
 describe('dns-server on sockets', () => {
   let server: DnsProcess;
   let file: string;
@@ -42,17 +60,12 @@ describe('dns-server on sockets', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-sockets-'));
-    file = path.join(dir, 'records.yaml');
-    writeFileSync(file, recordsYaml());
-    server = await startDnsServer(
-      ['--zone', 'xcc.test', '--records-file', file, '--tcp-idle-timeout', '1s', '--file-poll', '100ms'],
-      { health: true },
-    );
-    await eventually(async () => {
-      const res = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
-      if (res.status !== 200) throw new Error(`readyz ${res.status}`);
-    });
+    ({ server, dir, file } = await startFromRecordsFile('capi-dns-sockets-', [
+      '--tcp-idle-timeout',
+      '1s',
+      '--file-poll',
+      '100ms',
+    ]));
   });
   afterAll(async () => {
     await server?.stop();
@@ -207,16 +220,7 @@ describe('dns-server --workers 2', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-workers-'));
-    writeFileSync(path.join(dir, 'records.yaml'), recordsYaml());
-    server = await startDnsServer(
-      ['--zone', 'xcc.test', '--records-file', path.join(dir, 'records.yaml'), '--workers', '2'],
-      { health: true },
-    );
-    await eventually(async () => {
-      const res = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
-      if (res.status !== 200) throw new Error(`readyz ${res.status}`);
-    });
+    ({ server, dir } = await startFromRecordsFile('capi-dns-workers-', ['--workers', '2']));
   });
   afterAll(async () => {
     await server?.stop();
