@@ -101,7 +101,8 @@ export function fitRecordSets(
         })
       : set.spec.records;
     const fitted = fitRecordSet({ ...set, spec: { records } }, limits);
-    omitted.push(...fitted.omitted);
+    // A loop, not push(...): a huge Service can leave out more records than call arguments may be.
+    for (const o of fitted.omitted) omitted.push(o);
     return fitted.set;
   });
   return { sets: out.filter((s) => s.spec.records.length > 0), omitted };
