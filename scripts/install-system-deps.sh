@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Debian packages the tests and benchmarks use: dig (bind9-dnsutils), NSD as
-# the reference DNS server, dnsperf for load, curl. Installs only what is
-# missing, so a warm machine skips apt entirely.
+# the reference DNS server, dnsperf for load, curl; for the test environment's
+# nodes (testenv --nodes) containerd, runc, the CNI plugins, iptables and
+# conntrack for kube-proxy, iproute2. Installs only what is missing, so a warm
+# machine skips apt entirely.
 set -euo pipefail
-declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux [getent]=libc-bin)
+declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux [getent]=libc-bin
+  [containerd]=containerd [runc]=runc [/usr/lib/cni/bridge]=containernetworking-plugins
+  [iptables]=iptables [conntrack]=conntrack [ip]=iproute2 [nsenter]=util-linux)
 missing=()
 for cmd in "${!wants[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")
