@@ -39,7 +39,9 @@ try {
   process.exit(2);
 }
 const kuard = await startKuard(flags.host, flags.cluster, flags.port);
-process.stderr.write(`${JSON.stringify({ msg: 'kuard listening', url: kuard.url, cluster: flags.cluster })}\n`);
+process.stderr.write(
+  `${JSON.stringify({ msg: 'kuard listening', url: kuard.url, cluster: flags.cluster })}\n`,
+);
 // PID 1 of a container gets no default signal handling: without these a pod
 // would take its whole grace period to stop.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -20,7 +20,11 @@ export function sha256(...parts: (string | Buffer)[]): string {
 }
 
 /** Runs a command, its output passed through to stderr; throws with context when it fails. */
-export function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): void {
   const result = spawnSync(command, args, { ...options, stdio: ['ignore', 2, 2] });
   if (result.error) throw new Error(`${command}: cannot run: ${result.error.message}`);
   if (result.status !== 0) {
@@ -106,7 +110,9 @@ export function productionDependencies(store: BlobStore, root: string): string {
     fs.writeFileSync(path.join(app, 'package.json'), manifest);
     fs.writeFileSync(path.join(app, 'package-lock.json'), lock);
     process.stderr.write('images: npm ci --omit=dev (production dependencies)\n');
-    run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: app });
+    run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], {
+      cwd: app,
+    });
     fs.rmSync(path.join(app, 'package.json'));
     fs.rmSync(path.join(app, 'package-lock.json'));
     try {

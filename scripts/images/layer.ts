@@ -114,7 +114,12 @@ export class BlobStore {
       fs.rmSync(tmp, { force: true });
       throw new Error(`packing ${dir}: two runs of tar gave different bytes; did the directory change?`);
     }
-    const layer: Layer = { digest: `sha256:${hash.digest('hex')}`, diffId, size, createdBy: options.createdBy };
+    const layer: Layer = {
+      digest: `sha256:${hash.digest('hex')}`,
+      diffId,
+      size,
+      createdBy: options.createdBy,
+    };
     fs.renameSync(tmp, this.blobPath(layer.digest));
     this.rememberLayer(layer);
     return layer;

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BlobStore, hexOf, type Layer } from './layer.js';
 import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage } from './inputs.js';
+import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
 import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
 
 /** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */
@@ -79,12 +80,16 @@ async function main(): Promise<void> {
   // Whatever the caller's umask, the directories made here are 755.
   process.umask(0o022);
   const epoch = Number(process.env.SOURCE_DATE_EPOCH ?? '0');
-  if (!Number.isInteger(epoch) || epoch < 0) throw new Error(`SOURCE_DATE_EPOCH=${process.env.SOURCE_DATE_EPOCH}: want seconds since 1970`);
+  if (!Number.isInteger(epoch) || epoch < 0)
+    throw new Error(`SOURCE_DATE_EPOCH=${process.env.SOURCE_DATE_EPOCH}: want seconds since 1970`);
 
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
   const dist = path.join(root, 'dist');
   const built = 'run `npm run build` first';
-  const coredns = requireFile(path.join(root, '.cache', 'bin', 'coredns'), 'run `npm run testenv:build` first');
+  const coredns = requireFile(
+    path.join(root, '.cache', 'bin', 'coredns'),
+    'run `npm run testenv:build` first',
+  );
   const store = new BlobStore(path.join(args.out, 'store'));
   fs.mkdirSync(args.out, { recursive: true });
 
@@ -109,7 +114,9 @@ async function main(): Promise<void> {
     return () => (made ??= make());
   };
 
-  const runtimeBase = once(() => debianLayer(store, root, 'runtime', ['libc6', 'libstdc++6', 'libgcc-s1'], epoch));
+  const runtimeBase = once(() =>
+    debianLayer(store, root, 'runtime', ['libc6', 'libstdc++6', 'libgcc-s1'], epoch),
+  );
   const curlBase = once(() => debianLayer(store, root, 'curl', ['curl', 'ca-certificates'], epoch));
   const node = nodeBinary(root);
   const nodeLayer = once(() =>
@@ -122,22 +129,25 @@ async function main(): Promise<void> {
     return store.packDirectory(dir, epoch, { createdBy: 'npm ci --omit=dev --ignore-scripts' });
   });
   // package.json carries "type": "module", which Node needs to load dist/ as ESM.
-  const app = (component: string, files: string[]): (() => Promise<Layer>) =>
+  const app = (component: string, files: readonly string[]): (() => Promise<Layer>) =>
     once(() =>
       staged(`capi-dns ${component}: package.json, dist/{${files.join(',')}}`, (dir) => {
-        stage(dir, 'app/package.json', path.join(root, 'package.json'), 0o644);
-        for (const file of files) stage(dir, `app/dist/${file}`, requireFile(path.join(dist, file), built));
+        stage(dir, `${APP_DIR.slice(1)}/package.json`, path.join(root, 'package.json'), 0o644);
+        for (const file of files)
+          stage(dir, `${APP_DIR.slice(1)}/dist/${file}`, requireFile(path.join(dist, file), built));
       }),
     );
   const nodeSettings = (entrypoint: string, ports: string[], title: string): RuntimeSettings => ({
     user: NONROOT,
     entrypoint: ['node', entrypoint],
-    workingDir: '/app',
+    workingDir: APP_DIR,
     env: [PATH_ENV, 'NODE_ENV=production'],
     exposedPorts: ports,
     labels: { 'org.opencontainers.image.title': title, 'org.opencontainers.image.version': pkg.version },
   });
-  const corednsVersion = /CoreDNS-([0-9.]+)/.exec(execFileSync(coredns, ['-version'], { encoding: 'utf8' }))?.[1];
+  const corednsVersion = /CoreDNS-([0-9.]+)/.exec(
+    execFileSync(coredns, ['-version'], { encoding: 'utf8' }),
+  )?.[1];
   if (!corednsVersion) throw new Error(`${coredns} -version does not name a CoreDNS version`);
 
   const plans: ImagePlan[] = [
@@ -149,7 +159,7 @@ async function main(): Promise<void> {
         await runtimeBase(),
         await nodeLayer(),
         await dependencies(),
-        await app('operator', ['api', 'process', 'operator'])(),
+        await app('operator', RUNTIME_FOLDERS.operator)(),
       ],
       settings: nodeSettings('dist/operator/main.js', ['8081/tcp'], 'capi-dns-controller'),
     },
@@ -161,7 +171,7 @@ async function main(): Promise<void> {
         await runtimeBase(),
         await nodeLayer(),
         await dependencies(),
-        await app('dns-server', ['api', 'process', 'dns-server'])(),
+        await app('dns-server', RUNTIME_FOLDERS['dns-server'])(),
       ],
       settings: nodeSettings('dist/dns-server/main.js', ['5353/udp', '5353/tcp', '8080/tcp'], 'dns-server'),
     },
@@ -190,7 +200,10 @@ async function main(): Promise<void> {
         workingDir: '/',
         env: [PATH_ENV],
         exposedPorts: ['53/tcp', '53/udp'],
-        labels: { 'org.opencontainers.image.title': 'coredns', 'org.opencontainers.image.version': corednsVersion },
+        labels: {
+          'org.opencontainers.image.title': 'coredns',
+          'org.opencontainers.image.version': corednsVersion,
+        },
       },
     },
     {
@@ -227,7 +240,16 @@ async function main(): Promise<void> {
         await staged('pause (scripts/images/pause.c, gcc -static)', (dir) => {
           const out = path.join(dir, 'pause');
           // No debug info and no paths of this machine: the same compiler gives the same binary.
-          run('gcc', ['-static', '-Os', '-s', '-Wall', '-Wextra', '-o', out, path.join(sourceDir(root), 'pause.c')]);
+          run('gcc', [
+            '-static',
+            '-Os',
+            '-s',
+            '-Wall',
+            '-Wextra',
+            '-o',
+            out,
+            path.join(sourceDir(root), 'pause.c'),
+          ]);
           fs.chmodSync(out, 0o755);
         }),
       ],
@@ -237,7 +259,8 @@ async function main(): Promise<void> {
   ];
 
   const unknown = [...(args.only ?? [])].filter((name) => !plans.some((plan) => plan.name === name));
-  if (unknown.length) throw new Error(`--only ${unknown.join(',')}: no such image (${plans.map((p) => p.name).join(', ')})`);
+  if (unknown.length)
+    throw new Error(`--only ${unknown.join(',')}: no such image (${plans.map((p) => p.name).join(', ')})`);
 
   const listFile = path.join(args.out, 'images.json');
   const previous = readImagesFile(listFile);
@@ -252,16 +275,27 @@ async function main(): Promise<void> {
     const before = previous.find((image) => image.name === plan.name);
     // The archive is a function of the manifest digest: the same digest means the same bytes.
     if (!(before?.digest === manifest.digest && before.archive === archive && fs.existsSync(archive))) {
-      await writeArchive(store, manifest, [config.digest, ...layers.map((l) => l.digest)], ref, archive, epoch);
+      await writeArchive(
+        store,
+        manifest,
+        [config.digest, ...layers.map((l) => l.digest)],
+        ref,
+        archive,
+        epoch,
+      );
     }
     results.push({ name: plan.name, ref, archive, digest: manifest.digest, size });
   }
   const kept = previous.filter((image) => !results.some((r) => r.name === image.name));
-  const all = [...results, ...kept].sort((a, b) => plans.findIndex((p) => p.name === a.name) - plans.findIndex((p) => p.name === b.name));
+  const all = [...results, ...kept].sort(
+    (a, b) => plans.findIndex((p) => p.name === a.name) - plans.findIndex((p) => p.name === b.name),
+  );
   store.atomicWrite(listFile, `${JSON.stringify(all, null, 2)}\n`);
 
   for (const image of results) {
-    process.stderr.write(`images: ${image.name.padEnd(20)} ${(image.size / 1e6).toFixed(1).padStart(6)} MB  ${image.ref}\n`);
+    process.stderr.write(
+      `images: ${image.name.padEnd(20)} ${(image.size / 1e6).toFixed(1).padStart(6)} MB  ${image.ref}\n`,
+    );
   }
   process.stderr.write(`images: ${listFile} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
 }

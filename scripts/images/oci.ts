@@ -36,7 +36,13 @@ export interface Descriptor {
 
 /** Go's GOARCH names, which the image config uses. */
 export function ociArchitecture(nodeArch: string = process.arch): string {
-  const names: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+  const names: Record<string, string> = {
+    x64: 'amd64',
+    arm64: 'arm64',
+    arm: 'arm',
+    ppc64: 'ppc64le',
+    s390x: 's390x',
+  };
   const name = names[nodeArch];
   if (!name) throw new Error(`no OCI architecture for Node's ${nodeArch}`);
   return name;
@@ -68,7 +74,11 @@ export function imageConfig(settings: RuntimeSettings, layers: Layer[], epoch: n
   };
 }
 
-export function imageManifest(config: Descriptor, layers: Layer[], annotations: Record<string, string>): object {
+export function imageManifest(
+  config: Descriptor,
+  layers: Layer[],
+  annotations: Record<string, string>,
+): object {
   return {
     schemaVersion: 2,
     mediaType: MEDIA_TYPES.manifest,
@@ -121,12 +131,21 @@ export function storeImage(
   annotations: Record<string, string>,
 ): { manifest: Descriptor; config: Descriptor } {
   for (const layer of layers) {
-    if (!store.has(layer.digest)) throw new Error(`layer ${layer.digest} (${layer.createdBy}) is not in the store`);
+    if (!store.has(layer.digest))
+      throw new Error(`layer ${layer.digest} (${layer.createdBy}) is not in the store`);
   }
   const configBytes = jsonBytes(imageConfig(settings, layers, epoch, ociArchitecture()));
-  const config = { mediaType: MEDIA_TYPES.config, digest: store.putBytes(configBytes), size: configBytes.length };
+  const config = {
+    mediaType: MEDIA_TYPES.config,
+    digest: store.putBytes(configBytes),
+    size: configBytes.length,
+  };
   const manifestBytes = jsonBytes(imageManifest(config, layers, annotations));
-  const manifest = { mediaType: MEDIA_TYPES.manifest, digest: store.putBytes(manifestBytes), size: manifestBytes.length };
+  const manifest = {
+    mediaType: MEDIA_TYPES.manifest,
+    digest: store.putBytes(manifestBytes),
+    size: manifestBytes.length,
+  };
   return { manifest, config };
 }
 
@@ -160,7 +179,17 @@ export async function writeArchive(
       }
     }
     const tar = runTar(
-      ['--create', '--file=-', ...reproducibleTarArgs(epoch), '--directory', layout, '--', 'blobs', 'index.json', 'oci-layout'],
+      [
+        '--create',
+        '--file=-',
+        ...reproducibleTarArgs(epoch),
+        '--directory',
+        layout,
+        '--',
+        'blobs',
+        'index.json',
+        'oci-layout',
+      ],
       `packing the OCI archive of ${ref}`,
     );
     await Promise.all([pipeline(tar.stream, fs.createWriteStream(tmp)), tar.exited]);

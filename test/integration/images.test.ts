@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RUNTIME_FOLDERS } from '../../scripts/images/layout.js';
 import { buildImages, ImageRunner, type BuiltImage } from '../support/images.js';
 
 const NAME = 'kuard.gateway.cluster-a.dev-team.clusters.xcc.test';
@@ -46,7 +47,14 @@ describe('images (npm run images) run with runc', () => {
 
   it('lists every image with a versioned, content-derived tag', () => {
     const version = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string }).version;
-    expect([...images.keys()].sort()).toEqual(['capi-dns-controller', 'coredns', 'curl', 'dns-server', 'kuard', 'pause']);
+    expect([...images.keys()].sort()).toEqual([
+      'capi-dns-controller',
+      'coredns',
+      'curl',
+      'dns-server',
+      'kuard',
+      'pause',
+    ]);
     for (const image of images.values()) {
       expect(fs.existsSync(image.archive)).toBe(true);
       const hex = image.digest.replace('sha256:', '');
@@ -59,6 +67,19 @@ describe('images (npm run images) run with runc', () => {
     expect(images.get('dns-server')!.ref).toMatch(/^ghcr\.io\/capi-dns\/dns-server:/);
     const deployment = fs.readFileSync('config/dns-server/deployment.yaml', 'utf8');
     expect(deployment).toContain(`image: ghcr.io/capi-dns/dns-server:${version}`);
+  });
+
+  it('build/*.Dockerfile copy the same dist/ folders into /app as the images', () => {
+    for (const [component, folders] of Object.entries(RUNTIME_FOLDERS)) {
+      const dockerfile = fs.readFileSync(`build/${component}.Dockerfile`, 'utf8');
+      const copied = [...dockerfile.matchAll(/^COPY --from=build \/src\/dist\/(\S+) \.\/dist\/(\S+)$/gm)];
+      expect(copied.map((m) => m[1])).toEqual(copied.map((m) => m[2]));
+      expect(copied.map((m) => m[1]).sort()).toEqual([...folders].sort());
+      for (const folder of folders) expect(dockerfile).toContain(`COPY ${folder} ./${folder}\n`);
+      expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
+      expect(dockerfile).toMatch(/^USER 65532:65532$/m);
+      expect(dockerfile).toContain(`ENTRYPOINT ["node", "dist/${component}/main.js"]`);
+    }
   });
 
   it('the controller image starts its program: --help, and a clear error for a bad flag', async () => {
@@ -83,17 +104,38 @@ spec:
     );
     // The Deployment's arguments, with the records file instead of the API server.
     const server = await runner.start('dns-server', {
-      args: ['--listen=:5353', '--zone=xcc.test', '--health-listen=:8080', '--records-file=/records/records.yaml'],
+      args: [
+        '--listen=:5353',
+        '--zone=xcc.test',
+        '--health-listen=:8080',
+        '--records-file=/records/records.yaml',
+      ],
       mounts: { [dir]: '/records' },
     });
     expect(idsOf(server.pid)).toEqual({ uid: '65532', gid: '65532' });
     const answer = await eventually(async () => {
-      const out = await runner.inNetwork(server, 'dig', ['@127.0.0.1', '-p', '5353', '+short', '+tries=1', '+time=1', NAME, 'A']);
+      const out = await runner.inNetwork(server, 'dig', [
+        '@127.0.0.1',
+        '-p',
+        '5353',
+        '+short',
+        '+tries=1',
+        '+time=1',
+        NAME,
+        'A',
+      ]);
       if (!out.trim()) throw new Error('no answer yet');
       return out;
     });
     expect(answer.trim()).toBe('10.0.0.5');
-    const ready = await runner.inNetwork(server, 'curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', 'http://127.0.0.1:8080/readyz']);
+    const ready = await runner.inNetwork(server, 'curl', [
+      '-sS',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      'http://127.0.0.1:8080/readyz',
+    ]);
     expect(ready).toBe('200');
     runner.kill(server, 'TERM');
     expect(await runner.stopped(server, 10_000)).toBe(true);
@@ -109,10 +151,12 @@ spec:
     });
     expect(idsOf(coredns.pid).uid).toBe('65532');
     const answer = await eventually(() =>
-      runner.inNetwork(coredns, 'dig', ['@127.0.0.1', '+short', '+tries=1', '+time=1', 'probe.test', 'A']).then((out) => {
-        if (!out.trim()) throw new Error(`no answer yet; CoreDNS said: ${coredns.logs()}`);
-        return out;
-      }),
+      runner
+        .inNetwork(coredns, 'dig', ['@127.0.0.1', '+short', '+tries=1', '+time=1', 'probe.test', 'A'])
+        .then((out) => {
+          if (!out.trim()) throw new Error(`no answer yet; CoreDNS said: ${coredns.logs()}`);
+          return out;
+        }),
     );
     expect(answer.trim()).toBe('192.0.2.53');
   });
@@ -122,7 +166,10 @@ spec:
     expect(idsOf(kuard.pid).uid).toBe('65532');
     await eventually(() => runner.inNetwork(kuard, 'curl', ['-sSf', 'http://127.0.0.1:8080/']));
     // What `kubectl run … --image=<curl> -- curl URL` runs: the args replace the image's Cmd.
-    const result = await runner.run('curl', { args: ['curl', '-sS', `http://127.0.0.1:8080/ready`], networkOf: kuard });
+    const result = await runner.run('curl', {
+      args: ['curl', '-sS', `http://127.0.0.1:8080/ready`],
+      networkOf: kuard,
+    });
     expect(result).toMatchObject({ code: 0, stdout: 'kuard: hello from cluster-a (127.0.0.1:8080/ready)\n' });
     runner.kill(kuard, 'TERM');
     expect(await runner.stopped(kuard, 5_000)).toBe(true);

@@ -104,13 +104,21 @@ export class ImageRunner {
     const bundle = path.join(this.dir, id);
     fs.mkdirSync(bundle);
     const configFile = path.join(bundle, 'config.json');
-    const spec = JSON.parse(fs.readFileSync(path.join(unpacked.bundle, 'config.json'), 'utf8')) as RuntimeSpec;
+    const spec = JSON.parse(
+      fs.readFileSync(path.join(unpacked.bundle, 'config.json'), 'utf8'),
+    ) as RuntimeSpec;
     spec.process.terminal = false;
     if (options.command) spec.process.args = [...options.command, ...(options.args ?? [])];
     else if (options.args) spec.process.args = [...unpacked.entrypoint, ...options.args];
     spec.process.env = [...spec.process.env.filter((e) => !e.startsWith('TERM=')), ...(options.env ?? [])];
     const caps = options.capabilities ?? [];
-    spec.process.capabilities = { bounding: caps, effective: caps, permitted: caps, inheritable: [], ambient: [] };
+    spec.process.capabilities = {
+      bounding: caps,
+      effective: caps,
+      permitted: caps,
+      inheritable: [],
+      ambient: [],
+    };
     spec.process.noNewPrivileges = true;
     spec.root = { path: path.join(unpacked.bundle, 'rootfs'), readonly: true };
     for (const [source, destination] of Object.entries(options.mounts ?? {})) {
@@ -221,7 +229,8 @@ export class ImageRunner {
       fs.closeSync(out);
     }
     const state = this.state(id);
-    if (!state || state.status !== 'running') throw new Error(`${name} is not running: ${fs.readFileSync(log, 'utf8')}`);
+    if (!state || state.status !== 'running')
+      throw new Error(`${name} is not running: ${fs.readFileSync(log, 'utf8')}`);
     return { id, pid: state.pid, logs: () => fs.readFileSync(log, 'utf8') };
   }
 
@@ -250,7 +259,11 @@ export class ImageRunner {
 
   /** Runs a host command inside a container's network namespace (dig, curl against it). */
   async inNetwork(container: Container, command: string, args: string[]): Promise<string> {
-    const { stdout } = await execFileAsync('nsenter', [`--net=/proc/${container.pid}/ns/net`, command, ...args]);
+    const { stdout } = await execFileAsync('nsenter', [
+      `--net=/proc/${container.pid}/ns/net`,
+      command,
+      ...args,
+    ]);
     return stdout;
   }
 
@@ -294,6 +307,9 @@ export function imageOf(layout: string): { manifest: { layers: { digest: string 
   const index = JSON.parse(fs.readFileSync(path.join(layout, 'index.json'), 'utf8')) as {
     manifests: { digest: string }[];
   };
-  const manifest = blob(index.manifests[0]!.digest) as { config: { digest: string }; layers: { digest: string }[] };
+  const manifest = blob(index.manifests[0]!.digest) as {
+    config: { digest: string };
+    layers: { digest: string }[];
+  };
   return { manifest, config: blob(manifest.config.digest) as ImageConfig };
 }
