@@ -207,4 +207,72 @@ describe('the walkthrough with real pods', () => {
     process.stderr.write(`curl from a cluster-b pod answered ${Date.now() - began} ms after the first try\n`);
     expect(body).toContain(`(${KUARD_NAME}/)`);
   }, 200_000);
+
+  /** The README's curl from a pod of cluster-b; throws unless kuard answers. */
+  const curlFromClusterB = async (name: string): Promise<string> => {
+    const out = await kubectl('cluster-b').run([
+      'run',
+      name,
+      '-i',
+      '--rm',
+      `--image=${ref('curl')}`,
+      '--restart=Never',
+      '--',
+      'curl',
+      '-sS',
+      '--max-time',
+      '5',
+      `http://${KUARD_NAME}`,
+    ]);
+    if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
+    return out;
+  };
+
+  it('replaces a deleted operator pod; with two replicas the Lease moves to the standby', async () => {
+    const management = kubectl('management');
+    const ns = ['-n', 'capi-dns-system'];
+    await management.run([...ns, 'scale', 'deployment/capi-dns-controller', '--replicas=2']);
+    await management.run([...ns, 'rollout', 'status', 'deployment/capi-dns-controller', '--timeout=120s']);
+    const holder = async (): Promise<string> =>
+      management.run([...ns, 'get', 'lease', 'capi-dns-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
+    const leader = await eventually(holder, 30_000, 500);
+    expect(leader).toMatch(/^capi-dns-controller-/);
+    await management.run([...ns, 'delete', 'pod', leader, '--wait=false']);
+    const began = Date.now();
+    const next = await eventually(
+      async () => {
+        const h = await holder();
+        if (h === leader || h === '') throw new Error(`the Lease is still held by ${h}`);
+        return h;
+      },
+      60_000,
+      500,
+    );
+    process.stderr.write(`operator leader pod deleted → Lease held by ${next}: ${Date.now() - began} ms\n`);
+    await management.run([...ns, 'rollout', 'status', 'deployment/capi-dns-controller', '--timeout=120s']);
+    await curlFromClusterB('kuard-test-after-operator');
+  }, 300_000);
+
+  it('keeps answering while a dns-server pod of cluster-b is deleted (two replicas, readiness)', async () => {
+    const b = kubectl('cluster-b');
+    const pods = (
+      await b.run([
+        '-n',
+        'capi-dns',
+        'get',
+        'pods',
+        '-l',
+        'app.kubernetes.io/name=capi-dns-server',
+        '-o',
+        'name',
+      ])
+    )
+      .split(/\s+/)
+      .filter(Boolean);
+    expect(pods.length).toBe(2);
+    await b.run(['-n', 'capi-dns', 'delete', pods[0]!, '--wait=false']);
+    await curlFromClusterB('kuard-test-dns-server-1');
+    await b.run(['-n', 'capi-dns', 'rollout', 'status', 'deployment/capi-dns-server', '--timeout=120s']);
+    await curlFromClusterB('kuard-test-dns-server-2');
+  }, 300_000);
 });

@@ -138,7 +138,20 @@ describe('nodes in the test environment', () => {
     const began = Date.now();
     const out = await runPod(kc, NS, 'curl-cluster-ip', {
       image: imageRef(images, 'curl'),
-      args: ['curl', '-sS', '--max-time', '5', `http://${svc.spec?.clusterIP}/`],
+      // kube-proxy programs a Service's rules within its sync period (1 s)
+      // after the endpoints change; until then the ClusterIP refuses.
+      args: [
+        'curl',
+        '-sS',
+        '--retry',
+        '5',
+        '--retry-all-errors',
+        '--retry-delay',
+        '1',
+        '--max-time',
+        '5',
+        `http://${svc.spec?.clusterIP}/`,
+      ],
     });
     process.stderr.write(`curl pod created → ended: ${Date.now() - began} ms\n`);
     expect(out).toContain('kuard: hello from cluster-a');

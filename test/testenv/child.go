@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"log"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -70,6 +72,68 @@ func (c *child) stop(grace time.Duration) {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	}
+}
+
+// restarting keeps a node daemon running as systemd's Restart=always does on
+// a real node: a kube-proxy or kubelet that exits (its log says why, in the
+// environment's log too) is started again a second later, until stop.
+type restarting struct {
+	name, logPath, netns string
+	argv                 []string
+
+	mu      sync.Mutex
+	current *child
+	stopped bool
+}
+
+func startRestarting(name, logPath, netns string, argv ...string) (*restarting, error) {
+	r := &restarting{name: name, logPath: logPath, netns: netns, argv: argv}
+	c, err := startChild(name, logPath, netns, argv...)
+	if err != nil {
+		return nil, err
+	}
+	r.current = c
+	go r.watch(c)
+	return r, nil
+}
+
+func (r *restarting) watch(c *child) {
+	for {
+		<-c.done
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+		log.Printf("%s exited (%v), starting it again; its log ends:\n%s", r.name, c.err, tailOf(r.logPath, 10))
+		time.Sleep(time.Second)
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			return
+		}
+		next, err := startChild(r.name, r.logPath, r.netns, r.argv...)
+		if err != nil {
+			r.mu.Unlock()
+			log.Printf("%s: %v", r.name, err)
+			return
+		}
+		r.current = next
+		r.mu.Unlock()
+		c = next
+	}
+}
+
+func (r *restarting) stop(grace time.Duration) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.stopped = true
+	c := r.current
+	r.mu.Unlock()
+	c.stop(grace)
 }
 
 // run runs a short command and returns its error with its output.

@@ -17,8 +17,8 @@ type node struct {
 	bin  string
 
 	containerd *child
-	kubelet    *child
-	proxy      *child
+	kubelet    *restarting
+	proxy      *restarting
 }
 
 func newNode(plan nodePlan, clusterDir, bin string) *node {
@@ -183,7 +183,7 @@ shutdownGracePeriod: 0s
 		return err
 	}
 	var err error
-	n.kubelet, err = startChild("kubelet", n.logPath("kubelet"), n.plan.netns, filepath.Join(n.bin, "kubelet"),
+	n.kubelet, err = startRestarting("kubelet", n.logPath("kubelet"), n.plan.netns, filepath.Join(n.bin, "kubelet"),
 		"--config", filepath.Join(k, "config.yaml"),
 		"--kubeconfig", kubeconfig,
 		"--root-dir", filepath.Join(k, "root"),
@@ -226,7 +226,7 @@ conntrack:
 		return err
 	}
 	var err error
-	n.proxy, err = startChild("kube-proxy", n.logPath("kube-proxy"), n.plan.netns, filepath.Join(n.bin, "kube-proxy"), "--config", path, "--v=2")
+	n.proxy, err = startRestarting("kube-proxy", n.logPath("kube-proxy"), n.plan.netns, filepath.Join(n.bin, "kube-proxy"), "--config", path, "--v=2")
 	if err != nil {
 		return fmt.Errorf("node %s: %w", n.plan.nodeName, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,10 +174,8 @@ func waitNodeReady(c *cluster, n *node, timeout time.Duration) error {
 		if missing == "" {
 			return nil
 		}
-		for _, ch := range []*child{n.containerd, n.kubelet, n.proxy} {
-			if ch.exited() {
-				return fmt.Errorf("node %s: %s exited: %v (log %s)", n.plan.nodeName, ch.name, ch.err, n.logPath(ch.name))
-			}
+		if ch := n.containerd; ch.exited() {
+			return fmt.Errorf("node %s: %s exited: %v (log %s, ending:\n%s)", n.plan.nodeName, ch.name, ch.err, n.logPath(ch.name), tailOf(n.logPath(ch.name), 15))
 		}
 		select {
 		case <-ctx.Done():
@@ -184,6 +183,19 @@ func waitNodeReady(c *cluster, n *node, timeout time.Duration) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// tailOf is the last lines of a log file, for errors that outlive the folder.
+func tailOf(path string, lines int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
 }
 
 // firstMissing names the first thing a pod would still wait for, or "".
