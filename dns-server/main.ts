@@ -75,6 +75,8 @@ async function main(argv: string[]): Promise<void> {
     const kc = new KubeConfig();
     if (config.kubernetes.kubeconfig) kc.loadFromFile(config.kubernetes.kubeconfig);
     else kc.loadFromCluster();
+    const { reuseConnections } = await import('../process/kube-connections.js');
+    reuseConnections(kc);
     const k8s = new KubernetesSource({
       kubeConfig: kc,
       namespace: config.kubernetes.namespace,

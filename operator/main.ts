@@ -5,6 +5,7 @@ import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { EventRecorder } from './runtime/events.js';
 import { parseListen, startHealthServer } from '../process/health.js';
+import { reuseConnections } from '../process/kube-connections.js';
 import { fatalLine } from '../process/log.js';
 import { stopOnSignals } from '../process/signals.js';
 import { LeaderElector } from './runtime/leader.js';
@@ -27,6 +28,10 @@ async function main(): Promise<void> {
   const kc = new KubeConfig();
   if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();
+  if (!reuseConnections(kc))
+    log.warn(
+      'this @kubernetes/client-node has no createDispatcher: every API request opens a new connection',
+    );
 
   const metrics = new Metrics();
   const events = new EventRecorder(kc, log, flags.identity);

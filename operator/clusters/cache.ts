@@ -4,6 +4,7 @@
 // kept while the Secret stays the same and rebuilt when it changes
 // (rotation). Other reconcilers (e.g. a Corefile one) get the same clients
 // and subscribe to the same events instead of opening their own connections.
+import { reuseConnections } from '../../process/kube-connections.js';
 import { createHash } from 'node:crypto';
 import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
@@ -78,6 +79,7 @@ export class ClusterCache {
       return undefined;
     }
     this.problems.delete(key);
+    reuseConnections(kc);
     const remote = new RemoteCluster({
       key,
       kc,
