@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Debian packages the tests and benchmarks use: dig (bind9-dnsutils), NSD as
-# the reference DNS server, dnsperf for load, curl; and what `npm run images`
+# the reference DNS server, dnsperf for load, curl; what `npm run images`
 # and its test need: mmdebstrap (Debian root file systems), gcc with the static
 # C library (the pause binary), setcap (CoreDNS's file capability), umoci and
-# runc (run the images), skopeo (copy them to a registry). Installs only what
-# is missing, so a warm machine skips apt entirely.
+# runc (run the images), skopeo (copy them to a registry); and for the test
+# environment's nodes (testenv --nodes) containerd, the CNI plugins, iptables
+# and conntrack for kube-proxy, iproute2. Installs only what is missing, so a
+# warm machine skips apt entirely.
 set -euo pipefail
 declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux [getent]=libc-bin
-  [mmdebstrap]=mmdebstrap [gcc]=gcc [setcap]=libcap2-bin [umoci]=umoci [runc]=runc [skopeo]=skopeo)
+  [mmdebstrap]=mmdebstrap [gcc]=gcc [setcap]=libcap2-bin [umoci]=umoci [runc]=runc [skopeo]=skopeo
+  [containerd]=containerd [/usr/lib/cni/bridge]=containernetworking-plugins
+  [iptables]=iptables [conntrack]=conntrack [ip]=iproute2 [nsenter]=util-linux)
 missing=()
 for cmd in "${!wants[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")

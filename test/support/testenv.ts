@@ -14,6 +14,41 @@ export interface TestEnvCluster {
   role: 'management' | 'workload';
   server: string;
   kubeconfig: string;
+  /** The cluster's node, when the environment was started with nodes. */
+  node?: TestEnvNode;
+}
+
+/** A cluster's node: containerd, kubelet and kube-proxy in their own network namespace. */
+export interface TestEnvNode {
+  name: string;
+  ip: string;
+  /** The host's address on the nodes' bridge. */
+  hostIP: string;
+  netns: string;
+  /** containerd's socket (ctr --address …, namespace k8s.io). */
+  containerd: string;
+  podCIDR: string;
+  serviceCIDR: string;
+  /** Addresses a test may give LoadBalancer Services of this cluster: every node routes them to this one. */
+  loadBalancerCIDR: string;
+  /** The nameserver kubelet gives pods (dnsPolicy ClusterFirst): a cluster DNS Service goes there. */
+  dnsIP: string;
+  /** The API server as nodes and pods reach it: what a kubeconfig read by a pod must name. */
+  server: string;
+  kubeconfig: string;
+  logs: string;
+}
+
+/** An OCI archive imported into every node's containerd under ref. */
+export interface NodeImage {
+  archive: string;
+  ref: string;
+}
+
+export interface NodeOptions {
+  images: NodeImage[];
+  /** The pause image's ref, one of images. */
+  sandboxImage: string;
 }
 
 /** What a test needs to reach the environment; serialisable, passed to jest workers. */
@@ -26,8 +61,10 @@ export interface TestEnvInfo {
 
 export interface StartOptions {
   workloadClusters?: string[];
-  /** Milliseconds to wait for every API server to be ready. */
+  /** Milliseconds to wait for every API server (and node) to be ready. */
   timeoutMs?: number;
+  /** Gives every cluster a node and a controller-manager and scheduler (needs root). */
+  nodes?: NodeOptions;
 }
 
 export class TestEnv {
@@ -42,9 +79,12 @@ export class TestEnv {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-testenv-'));
     const logPath = path.join(dir, 'testenv.log');
     const log = openSync(logPath, 'a');
-    const child = spawn(binPath('testenv'), ['--dir', dir, '--workload-clusters', workloads.join(',')], {
-      stdio: ['ignore', 'pipe', log],
-    });
+    const args = ['--dir', dir, '--workload-clusters', workloads.join(',')];
+    if (opts.nodes) {
+      args.push('--nodes', '--sandbox-image', opts.nodes.sandboxImage);
+      for (const image of opts.nodes.images) args.push('--node-image', `${image.archive}=${image.ref}`);
+    }
+    const child = spawn(binPath('testenv'), args, { stdio: ['ignore', 'pipe', log] });
     closeSync(log);
     try {
       const ready = await readReadyLine(child, opts.timeoutMs ?? 180_000);
@@ -71,8 +111,17 @@ export class TestEnv {
     return kubeConfigOf(this.info, name);
   }
 
+  /** The cluster's node; throws if the environment has no nodes. */
+  node(name: string): TestEnvNode {
+    const node = this.cluster(name).node;
+    if (!node) throw new Error(`cluster ${name} has no node: start the test environment with nodes`);
+    return node;
+  }
+
   async stop(): Promise<void> {
-    await stopChild(this.child, 30_000);
+    // Stopping nodes kills their containers and removes mounts, namespaces
+    // and cgroups: give it time before SIGKILL.
+    await stopChild(this.child, 60_000);
     if (this.ownsDir) rmSync(this.info.dir, { recursive: true, force: true });
   }
 }

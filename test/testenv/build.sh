@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the test environment binary, kubectl (same k8s.io/kubernetes release
-# as the API servers) and CoreDNS into .cache/bin. Go's build cache makes a
-# second run with nothing changed take seconds.
+# Builds the test environment binary, kubectl, the node and control-plane
+# binaries (kubelet, kube-proxy, kube-controller-manager, kube-scheduler; all
+# from the same k8s.io/kubernetes release as the API servers) and CoreDNS into
+# .cache/bin. Go's build cache makes a second run with nothing changed take
+# seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -12,9 +14,19 @@ mkdir -p "$bin"
 COREDNS_VERSION=v1.14.7
 
 cd "$here"
-echo "testenv: building test environment and kubectl ($(go list -m -f '{{.Version}}' k8s.io/kubernetes))" >&2
+k8s=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+# The release a binary reports (kubelet registers it as the node's version;
+# without it every component says v0.0.0-master).
+version="-X k8s.io/component-base/version.gitVersion=$k8s"
+echo "testenv: building test environment and kubectl ($k8s)" >&2
 go build -o "$bin/testenv" .
-go build -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl
+go build -ldflags "$version" -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl
+# Always built: the end-to-end test runs real pods on nodes of the test
+# environment (testenv --nodes), and CI runs it.
+for cmd in kubelet kube-proxy kube-controller-manager kube-scheduler; do
+  echo "testenv: building $cmd ($k8s)" >&2
+  go build -ldflags "$version" -o "$bin/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+done
 # CoreDNS is installed from its own module at a pinned release: its
 # dependency graph stays exactly the one CoreDNS ships, not merged with ours.
 if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then

@@ -4,11 +4,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
 
 	"k8s.io/apiserver/pkg/storage/storagebackend"
+	certutil "k8s.io/client-go/util/cert"
 	apiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 )
 
@@ -24,9 +26,17 @@ type cluster struct {
 	proxy          *stableProxy
 	tb             *processTB
 	teardown       func()
+
+	// With nodes: the cluster's addresses, the kubeconfig that reaches the
+	// API server from the nodes and pods, and the relay that makes the API
+	// server's own port, which the kubernetes Service's endpoint names,
+	// reachable on the host's bridge address.
+	plan               *nodePlan
+	nodeKubeconfigPath string
+	relay              *stableProxy
 }
 
-func newCluster(name, root, etcdURL, tokenFile, token string) (*cluster, error) {
+func newCluster(name, root, etcdURL, tokenFile, token string, plan *nodePlan) (*cluster, error) {
 	dir := filepath.Join(root, name)
 	if err := os.MkdirAll(filepath.Join(dir, "pki"), 0o755); err != nil {
 		return nil, err
@@ -35,7 +45,7 @@ func newCluster(name, root, etcdURL, tokenFile, token string) (*cluster, error) 
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: reserve port: %w", name, err)
 	}
-	return &cluster{
+	c := &cluster{
 		name:           name,
 		dir:            dir,
 		etcdURL:        etcdURL,
@@ -43,7 +53,48 @@ func newCluster(name, root, etcdURL, tokenFile, token string) (*cluster, error) 
 		token:          token,
 		kubeconfigPath: filepath.Join(root, name+".kubeconfig"),
 		proxy:          proxy,
-	}, nil
+		plan:           plan,
+	}
+	if plan != nil {
+		proxy.hosts = append(proxy.hosts, plan.hostIP)
+		c.nodeKubeconfigPath = filepath.Join(root, name+".node.kubeconfig")
+		if err := c.writeServingCert(); err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", name, err)
+		}
+	}
+	return c, nil
+}
+
+// nodeServerURL is the API server as nodes and pods reach it.
+func (c *cluster) nodeServerURL() string {
+	return fmt.Sprintf("https://%s:%d", c.plan.hostIP, c.proxy.port)
+}
+
+// writeServingCert makes the API server's certificate valid for every name
+// its clients use: 127.0.0.1 on the host, the bridge address from nodes,
+// and the kubernetes Service's ClusterIP and names from pods. Without nodes
+// the upstream test server's fixture (127.0.0.1 only) is used.
+func (c *cluster) writeServingCert() error {
+	crt, key := filepath.Join(c.dir, "pki", "apiserver.crt"), filepath.Join(c.dir, "pki", "apiserver.key")
+	if _, err := os.Stat(key); err == nil {
+		return nil
+	}
+	_, svc, err := net.ParseCIDR(c.plan.serviceCIDR)
+	if err != nil {
+		return err
+	}
+	serviceIP := append(net.IP(nil), svc.IP.To4()...)
+	serviceIP[3]++
+	cert, k, err := certutil.GenerateSelfSignedCertKey(c.plan.hostIP,
+		[]net.IP{net.ParseIP("127.0.0.1"), serviceIP},
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"})
+	if err != nil {
+		return fmt.Errorf("serving certificate: %w", err)
+	}
+	if err := os.WriteFile(crt, cert, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(key, k, 0o600)
 }
 
 func (c *cluster) serverURL() string {
@@ -67,6 +118,18 @@ func (c *cluster) start() error {
 		"--token-auth-file=" + c.tokenFile,
 		"--authorization-mode=RBAC",
 	}
+	if c.plan != nil {
+		flags = append(flags,
+			"--tls-cert-file="+filepath.Join(c.dir, "pki", "apiserver.crt"),
+			"--tls-private-key-file="+filepath.Join(c.dir, "pki", "apiserver.key"),
+			// The kubernetes Service's endpoint: pods reach it through
+			// kube-proxy, at this address and the API server's own port.
+			"--advertise-address="+c.plan.hostIP,
+			"--service-cluster-ip-range="+c.plan.serviceCIDR,
+			// Node names are not resolvable; logs and exec dial the node's address.
+			"--kubelet-preferred-address-types=InternalIP",
+		)
+	}
 	server, err := apiservertesting.StartTestServer(c.tb, apiservertesting.NewDefaultTestServerOptions(), flags, storage)
 	if err != nil {
 		c.tb.runCleanups()
@@ -78,22 +141,37 @@ func (c *cluster) start() error {
 		c.tb.runCleanups()
 		logFile.Close()
 	}
-	if err := c.proxy.open(server.ServerOpts.SecureServing.BindPort); err != nil {
+	bindPort := server.ServerOpts.SecureServing.BindPort
+	if err := c.proxy.open(bindPort); err != nil {
 		c.stop()
 		return fmt.Errorf("open stable port %d: %w", c.proxy.port, err)
 	}
-	return c.writeKubeconfig()
+	if c.plan != nil {
+		c.relay = newProxyAt(bindPort, c.plan.hostIP)
+		if err := c.relay.open(bindPort); err != nil {
+			c.stop()
+			return fmt.Errorf("open %s:%d for the kubernetes Service: %w", c.plan.hostIP, bindPort, err)
+		}
+		if err := c.writeKubeconfigFile(c.nodeKubeconfigPath, c.nodeServerURL()); err != nil {
+			return err
+		}
+	}
+	return c.writeKubeconfigFile(c.kubeconfigPath, c.serverURL())
 }
 
 func (c *cluster) stop() {
 	c.proxy.shut()
+	if c.relay != nil {
+		c.relay.shut()
+		c.relay = nil
+	}
 	if c.teardown != nil {
 		c.teardown()
 		c.teardown = nil
 	}
 }
 
-func (c *cluster) writeKubeconfig() error {
+func (c *cluster) writeKubeconfigFile(path, server string) error {
 	ca, err := os.ReadFile(filepath.Join(c.dir, "pki", "apiserver.crt"))
 	if err != nil {
 		return fmt.Errorf("read serving certificate: %w", err)
@@ -115,14 +193,14 @@ contexts:
     cluster: %[1]s
     user: %[1]s-admin
 current-context: %[1]s
-`, c.name, c.serverURL(), base64.StdEncoding.EncodeToString(ca), c.token)
-	tmp := c.kubeconfigPath + ".tmp"
+`, c.name, server, base64.StdEncoding.EncodeToString(ca), c.token)
+	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(kubeconfig), 0o600); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, c.kubeconfigPath); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	log.Printf("cluster %s: kubeconfig %s", c.name, c.kubeconfigPath)
+	log.Printf("cluster %s: kubeconfig %s", c.name, path)
 	return nil
 }

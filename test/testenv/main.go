@@ -29,10 +29,32 @@ import (
 )
 
 type clusterInfo struct {
-	Name       string `json:"name"`
-	Role       string `json:"role"`
+	Name       string    `json:"name"`
+	Role       string    `json:"role"`
+	Server     string    `json:"server"`
+	Kubeconfig string    `json:"kubeconfig"`
+	Node       *nodeInfo `json:"node,omitempty"`
+}
+
+// nodeInfo is what a test needs of a cluster's node (with --nodes).
+type nodeInfo struct {
+	Name string `json:"name"`
+	IP   string `json:"ip"`
+	// HostIP is the host's address on the nodes' bridge.
+	HostIP string `json:"hostIP"`
+	Netns  string `json:"netns"`
+	// Containerd is the node's containerd socket (ctr --address, namespace k8s.io).
+	Containerd       string `json:"containerd"`
+	PodCIDR          string `json:"podCIDR"`
+	ServiceCIDR      string `json:"serviceCIDR"`
+	LoadBalancerCIDR string `json:"loadBalancerCIDR"`
+	// DNSIP is the nameserver kubelet gives pods: a test puts CoreDNS's Service there.
+	DNSIP string `json:"dnsIP"`
+	// Server and Kubeconfig reach the API server from the nodes and pods
+	// (a Cluster API kubeconfig Secret read by a pod must use these).
 	Server     string `json:"server"`
 	Kubeconfig string `json:"kubeconfig"`
+	Logs       string `json:"logs"`
 }
 
 type readyLine struct {
@@ -49,6 +71,15 @@ func main() {
 	workloads := flag.String("workload-clusters", "cluster-a,cluster-b", "comma-separated names of the workload clusters")
 	exitWithParent := flag.Bool("exit-with-parent", true, "stop when the parent process dies, so that a crashed test run leaves nothing behind")
 	verbosity := flag.String("apiserver-verbosity", "0", "klog verbosity of the API servers, whose logs go to DIR/apiserver.log")
+	var opts nodeOptions
+	flag.BoolVar(&opts.enabled, "nodes", false, "give every cluster a node (containerd, kubelet, kube-proxy in its own network namespace) and a kube-controller-manager and kube-scheduler; needs root")
+	flag.Func("node-image", "ARCHIVE=REFERENCE: an OCI archive imported into every node's containerd as REFERENCE (repeatable)", func(v string) error {
+		img, err := parseNodeImage(v)
+		opts.images = append(opts.images, img)
+		return err
+	})
+	flag.StringVar(&opts.sandboxImage, "sandbox-image", "", "reference of the pause image among the --node-image ones (required with --nodes)")
+	flag.StringVar(&opts.bin, "bin-dir", "", "folder of kubelet, kube-proxy, kube-controller-manager and kube-scheduler (default: this binary's folder)")
 	flag.Parse()
 
 	log.SetOutput(os.Stderr)
@@ -87,7 +118,12 @@ func main() {
 		ctx = watchParent(ctx)
 	}
 
-	env, err := start(*dir, names)
+	if opts.enabled {
+		if err := opts.check(); err != nil {
+			log.Fatalf("--nodes: %v", err)
+		}
+	}
+	env, err := start(*dir, names, opts)
 	if err != nil {
 		log.Printf("start: %v", err)
 		if env != nil {
@@ -111,7 +147,17 @@ func main() {
 		if i == 0 {
 			role = "management"
 		}
-		line.Clusters = append(line.Clusters, clusterInfo{Name: c.name, Role: role, Server: c.serverURL(), Kubeconfig: c.kubeconfigPath})
+		info := clusterInfo{Name: c.name, Role: role, Server: c.serverURL(), Kubeconfig: c.kubeconfigPath}
+		if c.plan != nil {
+			n := env.nodes[i]
+			info.Node = &nodeInfo{
+				Name: c.plan.nodeName, IP: c.plan.nodeIP, HostIP: c.plan.hostIP, Netns: c.plan.netns,
+				Containerd: n.socket(), PodCIDR: c.plan.podCIDR, ServiceCIDR: c.plan.serviceCIDR,
+				LoadBalancerCIDR: c.plan.loadBalancerCIDR, DNSIP: c.plan.dnsIP,
+				Server: c.nodeServerURL(), Kubeconfig: c.nodeKubeconfigPath, Logs: filepath.Join(n.dir, "logs"),
+			}
+		}
+		line.Clusters = append(line.Clusters, info)
 	}
 	out, _ := json.Marshal(line)
 	fmt.Println(string(out))
@@ -148,10 +194,26 @@ type environment struct {
 	token    string
 	clusters []*cluster
 	mu       sync.Mutex
+
+	// With nodes: the slot held, what its teardown removes, and per cluster
+	// (same order as clusters) its node and control plane.
+	slot          *slotLock
+	state         slotState
+	nodes         []*node
+	controlPlanes []*controlPlane
 }
 
-func start(dir string, names []string) (*environment, error) {
+func start(dir string, names []string, opts nodeOptions) (*environment, error) {
 	env := &environment{dir: dir}
+	var plans []*nodePlan
+	if opts.enabled {
+		var err error
+		if plans, err = env.prepareNodes(names); err != nil {
+			return env, err
+		}
+	} else {
+		plans = make([]*nodePlan, len(names))
+	}
 	etcdURL, stopEtcd, err := startEtcd(filepath.Join(dir, "etcd"))
 	if err != nil {
 		return nil, fmt.Errorf("embedded etcd: %w", err)
@@ -166,8 +228,8 @@ func start(dir string, names []string) (*environment, error) {
 		return env, fmt.Errorf("write token file: %w", err)
 	}
 
-	for _, name := range names {
-		c, err := newCluster(name, dir, etcdURL, tokenFile, env.token)
+	for i, name := range names {
+		c, err := newCluster(name, dir, etcdURL, tokenFile, env.token, plans[i])
 		if err != nil {
 			return env, err
 		}
@@ -181,6 +243,11 @@ func start(dir string, names []string) (*environment, error) {
 			return env, fmt.Errorf("cluster %s: %w", c.name, err)
 		}
 		log.Printf("cluster %s ready at %s in %s", c.name, c.serverURL(), time.Since(began).Round(time.Millisecond))
+	}
+	if opts.enabled {
+		if err := env.startNodes(opts); err != nil {
+			return env, err
+		}
 	}
 	return env, nil
 }
@@ -197,6 +264,7 @@ func (e *environment) find(name string) *cluster {
 func (e *environment) stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.stopNodes()
 	for i := len(e.clusters) - 1; i >= 0; i-- {
 		e.clusters[i].stop()
 		e.clusters[i].proxy.close()
@@ -204,6 +272,7 @@ func (e *environment) stop() {
 	if e.stopEtcd != nil {
 		e.stopEtcd()
 	}
+	e.removeNodes()
 }
 
 // serveControl lets tests stop and start one cluster's API server, as when a

@@ -11,11 +11,15 @@ import (
 // API server, which picks a new port each time it starts. While the API
 // server is stopped the port is closed, so clients see "connection refused"
 // exactly as with a real control plane that is down.
+//
+// With nodes it listens on the host's address on the nodes' bridge too, the
+// same port, so that kubelets and pods reach the API server.
 type stableProxy struct {
-	port int
+	port  int
+	hosts []string
 
 	mu      sync.Mutex
-	ln      net.Listener
+	lns     []net.Listener
 	backend int
 	conns   map[net.Conn]struct{}
 }
@@ -25,21 +29,32 @@ func newStableProxy() (*stableProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stableProxy{port: port, conns: map[net.Conn]struct{}{}}, nil
+	return newProxyAt(port, "127.0.0.1"), nil
+}
+
+func newProxyAt(port int, hosts ...string) *stableProxy {
+	return &stableProxy{port: port, hosts: hosts, conns: map[net.Conn]struct{}{}}
 }
 
 func (p *stableProxy) open(backend int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln != nil {
+	if p.lns != nil {
 		return nil
 	}
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p.port))
-	if err != nil {
-		return err
+	for _, host := range p.hosts {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(p.port)))
+		if err != nil {
+			for _, l := range p.lns {
+				l.Close()
+			}
+			p.lns = nil
+			return err
+		}
+		p.lns = append(p.lns, ln)
+		go p.accept(ln, backend)
 	}
-	p.ln, p.backend = ln, backend
-	go p.accept(ln, backend)
+	p.backend = backend
 	return nil
 }
 
@@ -84,7 +99,7 @@ func (p *stableProxy) relay(client net.Conn, backend int) {
 func (p *stableProxy) track(conns ...net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln == nil {
+	if p.lns == nil {
 		return false
 	}
 	for _, c := range conns {
@@ -106,10 +121,10 @@ func (p *stableProxy) untrack(conns ...net.Conn) {
 func (p *stableProxy) shut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
+	for _, ln := range p.lns {
+		ln.Close()
 	}
+	p.lns = nil
 	for c := range p.conns {
 		c.Close()
 		delete(p.conns, c)
