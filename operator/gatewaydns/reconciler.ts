@@ -25,8 +25,10 @@ import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, pendingStatus, statusFor, type TargetOutcome } from './status.js';
 import { RecordSetWriter } from './targets.js';
-import { validateGatewayDnsSpec } from './validate.js';
+import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
+import { MirrorReconciler } from '../mirror/reconciler.js';
+import { withMirrorStatus } from '../mirror/status.js';
 
 /** What the reconciler needs of a Cluster API Cluster. */
 export interface ClusterObject {
@@ -64,6 +66,8 @@ export class GatewayDnsReconciler {
   private readonly custom: CustomObjectsApi;
   private readonly sources: SourceReader;
   private readonly writer: RecordSetWriter;
+  /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
+  private readonly mirrors: MirrorReconciler;
   private readonly requestTimeoutMs: number;
   /**
    * The UID per GatewayDNS key whose status this process has written: the
@@ -83,6 +87,11 @@ export class GatewayDnsReconciler {
       firstSyncTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
     });
+    this.mirrors = new MirrorReconciler({
+      clusters: opts.clusters,
+      firstSyncTimeoutMs,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
   }
 
   async reconcile(key: string): Promise<ReconcileSummary> {
@@ -93,12 +102,20 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
+      this.mirrors.forget(key);
       this.statusWritten.delete(key);
       return this.withdraw(namespace, name, targets, log);
     }
     if (gw.metadata.deletionTimestamp) {
       if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
       const summary = await this.withdraw(namespace, name, targets, log);
+      const mirrorsLeft = (await this.mirrors.withdraw(gw, specOrUndefined(gw), targets)).filter(
+        (o) => o.state === 'Unreachable' || o.state === 'Failed',
+      );
+      if (mirrorsLeft.length)
+        throw new Error(
+          `gatewaydns ${key}: mirror not withdrawn from ${mirrorsLeft.map((o) => `${o.cluster} (${o.message})`).join(', ')}`,
+        );
       await this.setFinalizers(
         gw,
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
@@ -169,34 +186,45 @@ export class GatewayDnsReconciler {
     // and one written earlier that no longer answers anything is withdrawn. With localFirst every
     // receiving cluster's set holds the per-cluster names, so it serves exactly when the shared one does.
     const serving = shared.set.spec.records.length > 0;
-    const outcomes = await Promise.all(
-      targets.map((c) =>
-        !serving
-          ? this.writer.remove(namespace, c, shared.set.metadata.name)
-          : this.writer.apply(namespace, c, spec.answer === 'localFirst' ? desiredFor(c).set : shared.set),
+    // The mirror is written beside the record sets, not after them: neither waits for the other.
+    const [outcomes, mirror] = await Promise.all([
+      Promise.all(
+        targets.map((c) =>
+          !serving
+            ? this.writer.remove(namespace, c, shared.set.metadata.name)
+            : this.writer.apply(namespace, c, spec.answer === 'localFirst' ? desiredFor(c).set : shared.set),
+        ),
       ),
-    );
+      this.mirrors.reconcile({ gw, spec, selected, targets, facts }),
+    ]);
     this.report(gw, outcomes, serving, log);
     await this.writeStatus(
       gw,
-      statusFor({
-        generation: gw.metadata.generation,
-        previous,
-        facts,
-        conflict,
-        targets: outcomes,
-        // Not `now`: a Ready that flips from Pending flips when the work is done.
-        now: new Date(),
-        omitted,
-        refusedHostnames: hostnames.refused,
-      }),
+      withMirrorStatus(
+        statusFor({
+          generation: gw.metadata.generation,
+          previous,
+          facts,
+          conflict,
+          targets: outcomes,
+          // Not `now`: a Ready that flips from Pending flips when the work is done.
+          now: new Date(),
+          omitted,
+          refusedHostnames: hostnames.refused,
+        }),
+        gw.status,
+        mirror.result,
+        gw.metadata.generation,
+        new Date(),
+      ),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(
         `gatewaydns ${key}: record set not written to ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
       );
-    return { written: outcomes.filter((o) => o.result === 'written').length };
+    if (mirror.retry) throw new Error(`gatewaydns ${key}: ${mirror.retry}`);
+    return { written: outcomes.filter((o) => o.result === 'written').length + mirror.writes };
   }
 
   /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
@@ -348,6 +376,11 @@ export class GatewayDnsReconciler {
       `finalizers of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
     );
   }
+}
+
+function specOrUndefined(gw: GatewayDNS): EffectiveSpec | undefined {
+  const v = validateGatewayDnsSpec(gw.spec);
+  return v.valid ? v.spec : undefined;
 }
 
 function hostnameClaimOf(gw: GatewayDNS, hostnames: string[]): HostnameClaim {
