@@ -98,6 +98,7 @@ describe('config/ on the management cluster', () => {
     ['examples/gateway-dns-node-port.yaml', 'ingress-node-ports'],
     ['examples/gateway-dns-cluster-ip.yaml', 'postgres-cluster-ip'],
     ['examples/gateway-dns-headless.yaml', 'kafka-pods'],
+    ['examples/gateway-dns-mirror.yaml', 'pg-mirror'],
   ])('%s: a GatewayDNS per resolution type', async (file, name) => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', file]))).toEqual([
       `gatewaydns.connectivity.tanzu.vmware.com/${name}`,
