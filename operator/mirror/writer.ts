@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { CONTROLLER_NAME, SERVICE_NAME_LABEL, SOURCE_CLUSTER_LABEL } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
-import { notAnswering, type RemoteCluster } from '../clusters/remote.js';
+import type { RemoteCluster } from '../clusters/remote.js';
 import { withTimeout } from '../runtime/equal.js';
 import { errorText, httpStatus } from '../runtime/log.js';
 import type { WatchedResource } from '../runtime/informer.js';
@@ -395,9 +395,7 @@ function withOwner(
   };
 }
 
+/** No answer at all (refused, reset, timed out) is the cluster being away; an HTTP error is a refused write. */
 function failure(err: unknown): { state: MirrorState; message: string } {
-  return {
-    state: notAnswering(httpStatus(err)) && httpStatus(err) === undefined ? 'Unreachable' : 'Failed',
-    message: errorText(err),
-  };
+  return { state: httpStatus(err) === undefined ? 'Unreachable' : 'Failed', message: errorText(err) };
 }
