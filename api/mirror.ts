@@ -10,7 +10,7 @@ export const MIRROR_CONTROLLER = 'capi-dns-controller.connectivity.tanzu.vmware.
 /** The label naming a slice's Service (kube-proxy and CoreDNS find slices by it). */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 /** The Multi-Cluster Services API's label naming the cluster a slice's endpoints come from (KEP-1645). */
-export const SOURCE_CLUSTER_LABEL = 'multicluster.kubernetes.io/source-cluster';
+export const MCS_SOURCE_CLUSTER_LABEL = 'multicluster.kubernetes.io/source-cluster';
 
 /**
  * The EndpointSlice of one source cluster and address family. A dot cannot

@@ -1,6 +1,7 @@
 // Naming rules shared by the operator (which writes these names) and anyone
 // who reads them: generated DNS names, record-set object names and the labels
 // that tie a DNSRecordSet back to the GatewayDNS it came from.
+import { createHash } from 'node:crypto';
 import { GROUP } from './dnsrecordset.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
@@ -15,16 +16,36 @@ export function kubeconfigSecretName(cluster: string): string {
   return `${cluster}-kubeconfig`;
 }
 
+/** On a DNSRecordSet: the selected cluster whose addresses it holds. */
+export const SOURCE_CLUSTER_LABEL = `${GROUP}/source-cluster`;
+
 /**
- * The DNSRecordSet written for one GatewayDNS. A dot cannot occur in a
- * namespace name, so "<namespace>.<name>" is unique across management namespaces.
+ * The DNSRecordSet holding what one source cluster contributes to one
+ * GatewayDNS: "<namespace>.<gatewaydns>.<cluster>". One set per source
+ * cluster, not one per GatewayDNS, so that a change in one cluster rewrites
+ * only that cluster's share (the dns-server merges equal names and types).
+ * A namespace has no dots, so the three parts are unambiguous while the other
+ * two have none either; otherwise (or when too long for an object name) a
+ * hash of the three stands in, with the parts in the labels.
  */
-export function recordSetName(namespace: string, gatewayDns: string): string {
-  return `${namespace}.${gatewayDns}`;
+export function recordSetName(namespace: string, gatewayDns: string, sourceCluster: string): string {
+  const readable = `${namespace}.${gatewayDns}.${sourceCluster}`;
+  if (!gatewayDns.includes('.') && !sourceCluster.includes('.') && readable.length <= 253) return readable;
+  const digest = createHash('sha256').update(`${namespace}/${gatewayDns}/${sourceCluster}`).digest('hex');
+  return `${namespace}.h${digest.slice(0, 20)}`;
 }
 
-/** Labels on every DNSRecordSet the operator writes; they name its source GatewayDNS. */
-export function recordSetLabels(namespace: string, gatewayDns: string): Record<string, string> {
+/** Labels on every DNSRecordSet the operator writes; they name its source GatewayDNS and cluster. */
+export function recordSetLabels(
+  namespace: string,
+  gatewayDns: string,
+  sourceCluster: string,
+): Record<string, string> {
+  return { ...gatewayDnsLabels(namespace, gatewayDns), [SOURCE_CLUSTER_LABEL]: sourceCluster };
+}
+
+/** The labels every record set of one GatewayDNS carries, whatever its source cluster: how its sets are found. */
+export function gatewayDnsLabels(namespace: string, gatewayDns: string): Record<string, string> {
   return {
     [MANAGED_BY_LABEL]: CONTROLLER_NAME,
     [GATEWAYDNS_NAMESPACE_LABEL]: namespace,

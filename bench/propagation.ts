@@ -67,7 +67,8 @@ async function run(clusterCount: number, changes: number): Promise<void> {
           }) as Promise<KubernetesListObject<RecordSetLike>>,
       );
       const onObject = (obj: RecordSetLike) => {
-        if (obj.metadata?.name === SET) seen(obj);
+        // The source cluster's own record set (one per source cluster) holds the name watched.
+        if (obj.metadata?.name === `${SET}.${names[0]}`) seen(obj);
       };
       informer.on('add', onObject);
       informer.on('update', onObject);

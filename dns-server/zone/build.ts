@@ -96,7 +96,11 @@ interface MergedSet {
    */
   keys: string[];
   data: RData[];
+  /** `keys` as a Set, made once a set has INDEX_FROM values. */
+  index?: Set<string>;
 }
+
+const INDEX_FROM = 16;
 
 function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<string, MergedSet>>): void {
   if (typeof record !== 'object' || record === null) throw new RecordError('record is not an object');
@@ -128,7 +132,14 @@ function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<s
   merged.ttl = Math.min(merged.ttl, ttl);
   for (const p of parsed) {
     const key = presentData(typeCode, p.data);
-    if (merged.keys.includes(key)) continue;
+    if (merged.keys.length < INDEX_FROM) {
+      if (merged.keys.includes(key)) continue;
+    } else {
+      // Shards of one large Service merge into sets of thousands of values: a scan per value would be quadratic.
+      merged.index ??= new Set(merged.keys);
+      if (merged.index.has(key)) continue;
+      merged.index.add(key);
+    }
     merged.keys.push(key);
     merged.data.push(p.data);
   }

@@ -1,4 +1,11 @@
-import { recordSetFor, recordsFor, claimedDomains, conflictsFor, type DesiredInput } from './desired.js';
+import {
+  recordSetsFor,
+  recordsFor,
+  shardsFor,
+  claimedDomains,
+  conflictsFor,
+  type DesiredInput,
+} from './desired.js';
 import type { ClusterFacts } from './facts.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 
@@ -230,18 +237,54 @@ describe('recordsFor', () => {
     expect(records.map((r) => r.name)).toEqual(['*.gateway.a.dev-team.clusters.xcc.test']);
   });
 
-  it('gives no records without clusters, and names the set after namespace and GatewayDNS', () => {
-    const set = recordSetFor(input({}), 'capi-dns');
-    expect(set.metadata).toEqual({
-      name: 'dev-team.gw',
-      namespace: 'capi-dns',
-      labels: {
-        'app.kubernetes.io/managed-by': 'capi-dns-controller',
-        'connectivity.tanzu.vmware.com/gatewaydns-namespace': 'dev-team',
-        'connectivity.tanzu.vmware.com/gatewaydns-name': 'gw',
-      },
-    });
-    expect(set.spec.records).toEqual([]);
+  it('gives no record sets without clusters with addresses', () => {
+    expect(recordSetsFor(input({}), 'capi-dns')).toEqual([]);
+    expect(recordSetsFor(input({ facts: [facts('a', [])] }), 'capi-dns')).toEqual([]);
+  });
+
+  it('writes one set per source cluster, named and labelled after namespace, GatewayDNS and cluster', () => {
+    const sets = recordSetsFor(
+      input({ facts: [facts('b', ['10.0.0.2']), facts('a', ['10.0.0.1'])] }),
+      'capi-dns',
+    );
+    expect(sets.map((s) => s.metadata)).toEqual(
+      ['a', 'b'].map((c) => ({
+        name: `dev-team.gw.${c}`,
+        namespace: 'capi-dns',
+        labels: {
+          'app.kubernetes.io/managed-by': 'capi-dns-controller',
+          'connectivity.tanzu.vmware.com/gatewaydns-namespace': 'dev-team',
+          'connectivity.tanzu.vmware.com/gatewaydns-name': 'gw',
+          'connectivity.tanzu.vmware.com/source-cluster': c,
+        },
+      })),
+    );
+    // Each holds its own cluster's names and its share of the cluster-independent name.
+    expect(sets[0]!.spec.records).toEqual([
+      { name: '*.gateway.a.dev-team.clusters.xcc.test', type: 'A', ttl: 30, values: ['10.0.0.1'] },
+      { name: '*.gateway.dev-team.clusters.xcc.test', type: 'A', ttl: 30, values: ['10.0.0.1'] },
+    ]);
+  });
+
+  it('changes only the shard of the cluster that changed', () => {
+    const before = shardsFor(input({ facts: [facts('a', ['10.0.0.1']), facts('b', ['10.0.0.2'])] }));
+    const after = shardsFor(input({ facts: [facts('a', ['10.0.0.1']), facts('b', ['10.0.0.3'])] }));
+    expect(after.get('a')).toEqual(before.get('a'));
+    expect(after.get('b')).not.toEqual(before.get('b'));
+  });
+
+  it('puts the CNAME of host-name-only clusters in one shard only, and none once a cluster has an address', () => {
+    const hostsOnly = shardsFor(
+      input({ facts: [facts('a', ['lb-b.example.com']), facts('b', ['lb-a.example.com'])] }),
+    );
+    const cnames = [...hostsOnly].flatMap(([c, rs]) =>
+      rs
+        .filter((r) => r.type === 'CNAME' && r.name.startsWith('*.gateway.dev-team'))
+        .map((r) => [c, r.values]),
+    );
+    expect(cnames).toEqual([['b', ['lb-a.example.com']]]);
+    const mixed = shardsFor(input({ facts: [facts('a', ['lb.example.com']), facts('b', ['10.0.0.2'])] }));
+    expect(mixed.get('a')!.map((r) => r.name)).toEqual(['*.gateway.a.dev-team.clusters.xcc.test']);
   });
 
   it('is deterministic whatever the order of facts', () => {

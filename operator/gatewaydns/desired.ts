@@ -1,6 +1,6 @@
 // The pure heart of the operator: a GatewayDNS and what its selected clusters
-// currently say (ClusterFacts) become the one DNSRecordSet that every
-// workload cluster of the namespace receives. No I/O here.
+// currently say (ClusterFacts) become the DNSRecordSets, one per source
+// cluster, that every workload cluster of the namespace receives. No I/O here.
 import { isIP } from 'node:net';
 import {
   API_VERSION,
@@ -33,38 +33,67 @@ export interface DesiredInput {
   hostnames?: string[];
 }
 
-export function recordSetFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet {
-  return {
+/** The record sets of one GatewayDNS, one per source cluster that contributes records. */
+export function recordSetsFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet[] {
+  return [...shardsFor(input)].map(([cluster, records]) => ({
     apiVersion: API_VERSION,
     kind: DNSRECORDSET_KIND,
     metadata: {
-      name: recordSetName(input.namespace, input.name),
+      name: recordSetName(input.namespace, input.name, cluster),
       namespace: recordsNamespace,
-      labels: recordSetLabels(input.namespace, input.name),
+      labels: recordSetLabels(input.namespace, input.name, cluster),
     },
-    spec: { records: recordsFor(input) },
-  };
+    spec: { records },
+  }));
 }
 
+/** Every record the GatewayDNS answers with, as a dns-server serves them once it has merged all shards. */
 export function recordsFor(input: DesiredInput): DNSRecord[] {
+  return mergeRecords([...shardsFor(input).values()]);
+}
+
+/**
+ * Per source cluster (sorted), the records it contributes: its own names, and
+ * its share of the names every cluster answers (the cluster-independent name,
+ * custom host names, their SRV records). Only clusters with records appear.
+ * The union of the shards, merged by name and type, is the whole answer; a
+ * change in one cluster changes only its shard, except where the answer as a
+ * whole changes shape (a CNAME giving way to addresses, localFirst falling
+ * back to the union).
+ */
+export function shardsFor(input: DesiredInput): Map<string, DNSRecord[]> {
   const { spec, namespace, suffix } = input;
   const ttl = spec.ttl;
-  const records: DNSRecord[] = [];
   const withAddresses = [...input.facts]
     .filter((f) => f.addresses.length > 0)
-    .sort((a, b) => a.cluster.localeCompare(b.cluster));
+    .sort((a, b) => byCodePoint(a.cluster, b.cluster));
   const nodePort = spec.resolutionType === 'nodePort';
   const headless = spec.resolutionType === 'headless';
-  /** headless: per cluster, SRV values per "_<port>._<proto>" label pair, for the cluster-independent name. */
-  const headlessSrv = new Map<string, Map<string, string[]>>();
+  // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
+  // its own; every other cluster (and this one, once it has none) gets the union.
+  const local =
+    spec.answer === 'localFirst'
+      ? withAddresses.find((f) => f.cluster === input.receivingCluster)
+      : undefined;
+  const answering = new Set(local ? [local] : withAddresses);
+  // A CNAME has one target and no other data beside it (RFC 1034 section 3.6.2): the shared
+  // names alias the smallest host name, and only when no answering cluster has an address.
+  const anyIp = [...answering].some((f) => hasIp(f.addresses));
+  const cnameTarget = anyIp
+    ? undefined
+    : [...answering].flatMap((f) => f.addresses.filter((a) => isIP(a) === 0)).sort(byCodePoint)[0];
+  const shared = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
+  const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
 
+  const shards = new Map<string, DNSRecord[]>();
   for (const facts of withAddresses) {
+    const records: DNSRecord[] = [];
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
-    const srvOfCluster = new Map<string, string[]>();
-    headlessSrv.set(facts.cluster, srvOfCluster);
+    /** headless: SRV values per "_<port>._<proto>" label pair, for the cluster-independent name. */
+    const headlessSrv = new Map<string, string[]>();
     // A loop, not push(...): a 10,000-pod Service has more records than call arguments may be.
-    if (headless) for (const r of headlessRecords(domain, facts, ttl, srvOfCluster)) records.push(r);
+    if (headless) for (const r of headlessRecords(domain, facts, ttl, headlessSrv)) records.push(r);
     if (nodePort && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
@@ -72,44 +101,42 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
       for (const port of facts.ports)
         records.push(srv(srvName(port.name, port.protocol, domain), [srvValue(port, domain)], ttl));
     }
-  }
-
-  // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
-  // its own; every other cluster (and this one, once it has none) gets the union.
-  const local =
-    spec.answer === 'localFirst'
-      ? withAddresses.find((f) => f.cluster === input.receivingCluster)
-      : undefined;
-  const answering = local ? [local] : withAddresses;
-  const all = answering.flatMap((f) => f.addresses);
-  if (all.length) {
-    const domain = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
-    records.push(...addressRecords(wildcard(domain), all, ttl));
-    for (const hostname of input.hostnames ?? []) records.push(...addressRecords(hostname, all, ttl));
-    if (nodePort) {
-      const byPort = new Map<string, { port: GatewayPort; values: string[] }>();
-      for (const facts of answering.filter((f) => hasIp(f.addresses))) {
-        const target = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
-        for (const port of facts.ports) {
-          const key = `${port.name}/${port.protocol}`;
-          const entry = byPort.get(key) ?? { port, values: [] };
-          entry.values.push(srvValue(port, target));
-          byPort.set(key, entry);
-        }
-      }
-      for (const { port, values } of byPort.values())
-        records.push(srv(srvName(port.name, port.protocol, domain), values, ttl));
+    if (answering.has(facts)) {
+      const own = anyIp
+        ? facts.addresses.filter((a) => isIP(a) !== 0)
+        : cnameTarget !== undefined && facts.addresses.includes(cnameTarget)
+          ? [cnameTarget]
+          : [];
+      for (const name of [wildcard(shared), ...(input.hostnames ?? [])])
+        records.push(...addressRecords(name, own, ttl));
+      if (nodePort && hasIp(facts.addresses))
+        for (const port of facts.ports)
+          records.push(srv(srvName(port.name, port.protocol, shared), [srvValue(port, domain)], ttl));
+      for (const [labels, values] of headlessSrv) records.push(srv(`${labels}.${shared}`, values, ttl));
     }
-    const gathered = new Map<string, string[]>();
-    for (const facts of answering)
-      for (const [labels, values] of headlessSrv.get(facts.cluster) ?? []) appendTo(gathered, labels, values);
-    for (const [labels, values] of gathered) records.push(srv(`${labels}.${domain}`, values, ttl));
+    const kept = records
+      .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
+      .sort(byRecord);
+    if (kept.length) shards.set(facts.cluster, kept);
   }
+  return shards;
+}
 
-  const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
-  return records
-    .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
-    .sort((a, b) => byCodePoint(a.name, b.name) || byCodePoint(a.type, b.type));
+/** Records of the same name and type become one with the union of their values, as a dns-server merges them. */
+export function mergeRecords(lists: readonly DNSRecord[][]): DNSRecord[] {
+  const merged = new Map<string, DNSRecord>();
+  for (const records of lists)
+    for (const r of records) {
+      const key = `${r.name}/${r.type}`;
+      const seen = merged.get(key);
+      if (!seen) merged.set(key, { ...r, values: [...r.values] });
+      else for (const v of r.values) seen.values.push(v);
+    }
+  return [...merged.values()].map((r) => ({ ...r, values: unique(r.values) })).sort(byRecord);
+}
+
+function byRecord(a: DNSRecord, b: DNSRecord): number {
+  return byCodePoint(a.name, b.name) || byCodePoint(a.type, b.type);
 }
 
 /**

@@ -49,6 +49,13 @@ export interface ClusterFacts extends Omit<ServiceObservation, 'state'> {
   error?: string;
   /** When the addresses were read (RFC 3339). */
   lastSeen?: string;
+  /**
+   * Unreachable since before this operator process started: the addresses
+   * come from status, and per-pod names, SRV ports and annotated names are not
+   * known. The record set the cluster had, where one exists, is the better
+   * last word and is left as it is.
+   */
+  recoveredFromStatus?: boolean;
 }
 
 export interface ObserveOptions {

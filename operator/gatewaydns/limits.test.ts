@@ -1,6 +1,6 @@
 import type { DNSRecord, DNSRecordSet } from '../../api/index.js';
 import { MAX_ANSWER_OCTETS, answerOctets } from '../../api/index.js';
-import { fitRecordSet } from './limits.js';
+import { fitRecordSet, fitRecordSets } from './limits.js';
 
 const ipv4 = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
 
@@ -63,5 +63,45 @@ describe('fitRecordSet', () => {
     expect(JSON.stringify(small.set).length).toBeLessThanOrEqual(
       JSON.stringify(set(records.slice(0, 2))).length,
     );
+  });
+});
+
+describe('fitRecordSets', () => {
+  const shard = (name: string, records: DNSRecord[]): DNSRecordSet => ({
+    ...set(records),
+    metadata: { name, namespace: 'capi-dns' },
+  });
+  const ANY = '*.pg.ns.clusters.xcc.test';
+
+  it('fits the merged answer: values beyond what one message holds leave every shard alike', () => {
+    // Two source clusters of 3,000 addresses each: each shard fits alone, their union (6,000) does not.
+    const a = Array.from({ length: 3000 }, (_, i) => ipv4(i));
+    const b = Array.from({ length: 3000 }, (_, i) => ipv4(100_000 + i));
+    const { sets, omitted } = fitRecordSets([
+      shard('ns.gw.a', [{ name: ANY, type: 'A', values: a }]),
+      shard('ns.gw.b', [{ name: ANY, type: 'A', values: b }]),
+    ]);
+    const served = sets.flatMap((s) => s.spec.records.flatMap((r) => r.values));
+    expect(answerOctets({ type: 'A', values: served })).toBeLessThanOrEqual(MAX_ANSWER_OCTETS);
+    expect(omitted).toEqual([
+      {
+        name: ANY,
+        type: 'A',
+        kept: served.length,
+        total: 6000,
+        reason: 'answer larger than a DNS message',
+      },
+    ]);
+    // The kept values are the first of the sorted union, wherever they came from.
+    expect(new Set(served)).toEqual(new Set([...a, ...b].sort().slice(0, served.length)));
+  });
+
+  it('drops a shard left with no records', () => {
+    const big = Array.from({ length: 5000 }, (_, i) => ipv4(i));
+    const { sets } = fitRecordSets([
+      shard('ns.gw.a', [{ name: ANY, type: 'A', values: big }]),
+      shard('ns.gw.b', [{ name: ANY, type: 'A', values: ['192.0.2.1'] }]),
+    ]);
+    expect(sets.map((s) => s.metadata.name)).toEqual(['ns.gw.a']);
   });
 });

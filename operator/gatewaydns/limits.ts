@@ -10,6 +10,7 @@ import {
   type DNSRecord,
   type DNSRecordSet,
 } from '../../api/index.js';
+import { mergeRecords } from './desired.js';
 
 export interface Omission {
   name: string;
@@ -63,6 +64,47 @@ export function fitRecordSet(
     });
   }
   return { set: { ...set, spec: { records: records.filter((_, i) => !dropped.has(i)) } }, omitted };
+}
+
+/**
+ * The shards of one GatewayDNS: the answer limit applies to what a dns-server
+ * serves, the merge of every shard's values for a name and type, so it is
+ * checked on that merge and the values left out are left out of every shard;
+ * the etcd limit applies to each object on its own.
+ */
+export function fitRecordSets(
+  sets: DNSRecordSet[],
+  limits = { answerOctets: MAX_ANSWER_OCTETS, jsonOctets: MAX_RECORDSET_JSON_OCTETS },
+): { sets: DNSRecordSet[]; omitted: Omission[] } {
+  const omitted: Omission[] = [];
+  /** Per trimmed "name/type", the values that are kept. */
+  const keptValues = new Map<string, Set<string>>();
+  for (const r of mergeRecords(sets.map((s) => s.spec.records))) {
+    const fitted = fitAnswer(r, limits.answerOctets);
+    if (fitted.values.length === r.values.length) continue;
+    keptValues.set(`${r.name}/${r.type}`, new Set(fitted.values));
+    omitted.push({
+      name: r.name,
+      type: r.type,
+      kept: fitted.values.length,
+      total: r.values.length,
+      reason: 'answer larger than a DNS message',
+    });
+  }
+  const out = sets.map((set) => {
+    const records = keptValues.size
+      ? set.spec.records.flatMap((r) => {
+          const kept = keptValues.get(`${r.name}/${r.type}`);
+          if (!kept) return [r];
+          const values = r.values.filter((v) => kept.has(v));
+          return values.length ? [{ ...r, values }] : [];
+        })
+      : set.spec.records;
+    const fitted = fitRecordSet({ ...set, spec: { records } }, limits);
+    omitted.push(...fitted.omitted);
+    return fitted.set;
+  });
+  return { sets: out.filter((s) => s.spec.records.length > 0), omitted };
 }
 
 /** The first values (they are sorted) whose answer fits; RFC 2181 section 5 wants whole RRsets, so this is reported. */

@@ -18,13 +18,13 @@ import { sameJson, withTimeout } from '../runtime/equal.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { claimedDomains, conflictsFor, recordSetFor, type Claim } from './desired.js';
-import { fitRecordSet } from './limits.js';
+import { claimedDomains, conflictsFor, recordSetsFor, type Claim } from './desired.js';
+import { fitRecordSets } from './limits.js';
 import { customHostnames, type HostnameClaim } from './hostnames.js';
 import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
-import { invalidStatus, pendingStatus, statusFor, type TargetOutcome } from './status.js';
-import { RecordSetWriter } from './targets.js';
+import { invalidStatus, pendingStatus, statusFor } from './status.js';
+import { RecordSetWriter, desiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
@@ -162,11 +162,12 @@ export class GatewayDnsReconciler {
       this.opts.domainSuffix,
       this.hostnameClaims(gw),
     );
-    // One desired set for every cluster, or with answer localFirst one per receiving cluster;
-    // the writer compares before it writes, so a change costs one write per cluster it alters.
+    // One desired set per source cluster, the same for every receiving cluster, or with answer
+    // localFirst computed per receiving cluster; the writer compares before it writes, so a change
+    // costs one write per cluster whose shard it alters, and nothing when nothing changed.
     const desiredFor = (receivingCluster?: string) =>
-      fitRecordSet(
-        recordSetFor(
+      fitRecordSets(
+        recordSetsFor(
           {
             namespace,
             name,
@@ -182,22 +183,34 @@ export class GatewayDnsReconciler {
       );
     const shared = desiredFor();
     const omitted = shared.omitted;
-    // A record set that answers no name is not written (a dns-server has nothing to serve from it),
-    // and one written earlier that no longer answers anything is withdrawn. With localFirst every
-    // receiving cluster's set holds the per-cluster names, so it serves exactly when the shared one does.
-    const serving = shared.set.spec.records.length > 0;
+    const sharedSets = shared.sets.map(desiredRecordSet);
+    // A set that would answer no name is not written (fitRecordSets leaves it out), and one written
+    // earlier that no longer answers anything is withdrawn by the writer. With localFirst every
+    // receiving cluster's sets hold the per-cluster names, so they serve exactly when the shared ones do.
+    const owner = { namespace, name };
+    // A cluster unreachable since before this process started is known only by the addresses in
+    // status; its record sets, where they exist, still hold its per-pod names and SRV records.
+    const keep = new Set(
+      facts.filter((f) => f.recoveredFromStatus).map((f) => recordSetName(namespace, name, f.cluster)),
+    );
     // The mirror is written beside the record sets, not after them: neither waits for the other.
     const [outcomes, mirror] = await Promise.all([
       Promise.all(
         targets.map((c) =>
-          !serving
-            ? this.writer.remove(namespace, c, shared.set.metadata.name)
-            : this.writer.apply(namespace, c, spec.answer === 'localFirst' ? desiredFor(c).set : shared.set),
+          this.writer.sync(
+            namespace,
+            c,
+            owner,
+            spec.answer === 'localFirst' && sharedSets.length
+              ? desiredFor(c).sets.map(desiredRecordSet)
+              : sharedSets,
+            keep,
+          ),
         ),
       ),
       this.mirrors.reconcile({ gw, spec, selected, targets, facts }),
     ]);
-    this.report(gw, outcomes, serving, log);
+    this.report(gw, outcomes, log);
     await this.writeStatus(
       gw,
       withMirrorStatus(
@@ -284,12 +297,14 @@ export class GatewayDnsReconciler {
     targets: string[],
     log: Logger,
   ): Promise<ReconcileSummary> {
-    const setName = recordSetName(namespace, name);
-    const outcomes = await Promise.all(targets.map((c) => this.writer.remove(namespace, c, setName)));
-    for (const o of outcomes.filter((x) => x.result === 'written')) {
-      this.opts.metrics.recordSetsDeleted++;
-      log.info('record set withdrawn', { cluster: `${namespace}/${o.cluster}`, recordset: setName });
-    }
+    const outcomes = await Promise.all(
+      targets.map((c) => this.writer.sync(namespace, c, { namespace, name }, [])),
+    );
+    for (const o of outcomes)
+      for (const set of o.deletedSets) {
+        this.opts.metrics.recordSetsDeleted++;
+        log.info('record set withdrawn', { cluster: `${namespace}/${o.cluster}`, recordset: set });
+      }
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(
@@ -305,29 +320,33 @@ export class GatewayDnsReconciler {
     return !this.statusWritten.has(key) || this.statusWritten.get(key) !== gw.metadata.uid;
   }
 
-  private report(gw: GatewayDNS, outcomes: TargetOutcome[], serving: boolean, log: Logger): void {
+  private report(gw: GatewayDNS, outcomes: SyncResult[], log: Logger): void {
     const namespace = gw.metadata.namespace ?? '';
-    const setName = recordSetName(namespace, gw.metadata.name);
     for (const o of outcomes) {
-      const fields = { cluster: `${namespace}/${o.cluster}`, recordset: setName };
-      if (o.result === 'written' && !serving) {
-        this.opts.metrics.recordSetsDeleted++;
-        log.info('record set withdrawn: it answers no name', fields);
-        this.opts.events.normal(
-          gw,
-          'RecordSetWithdrawn',
-          `record set ${setName} withdrawn from cluster ${o.cluster}: it answers no name`,
-        );
-      } else if (o.result === 'written') {
+      const cluster = `${namespace}/${o.cluster}`;
+      for (const set of o.writtenSets) {
         this.opts.metrics.recordSetsWritten++;
-        log.info('record set written', fields);
+        log.info('record set written', { cluster, recordset: set });
+      }
+      for (const set of o.deletedSets) {
+        this.opts.metrics.recordSetsDeleted++;
+        log.info('record set withdrawn: its source cluster answers no name', { cluster, recordset: set });
+      }
+      // One Event per cluster and reconcile, not per set: ten source clusters would make ten.
+      if (o.writtenSets.length)
         this.opts.events.normal(
           gw,
           'RecordSetWritten',
-          `record set ${setName} written to cluster ${o.cluster}`,
+          `record set(s) ${o.writtenSets.join(', ')} written to cluster ${o.cluster}`,
         );
-      } else if (o.result === 'failed') {
-        log.warn('record set not written', { ...fields, error: o.error });
+      if (o.deletedSets.length)
+        this.opts.events.normal(
+          gw,
+          'RecordSetWithdrawn',
+          `record set(s) ${o.deletedSets.join(', ')} withdrawn from cluster ${o.cluster}: they answer no name`,
+        );
+      if (o.result === 'failed') {
+        log.warn('record set not written', { cluster, error: o.error });
         this.opts.events.warning(gw, 'ClusterUnreachable', `cluster ${o.cluster}: ${o.error}`);
       }
     }

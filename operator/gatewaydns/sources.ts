@@ -118,13 +118,16 @@ export class SourceReader {
   }
 
   private unreachable(gw: GatewayDNS, memoryKey: string, cluster: string, error: string): ClusterFacts {
-    const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
+    const remembered = this.lastKnown.get(memoryKey);
+    const previous = remembered ?? fromStatus(gw, cluster);
     return {
       cluster,
       state: 'Unreachable',
+      ...(!remembered && previous ? { recoveredFromStatus: true } : {}),
       addresses: previous?.addresses ?? [],
       ports: previous?.ports ?? [],
-      // Per-pod names and SRV records stay too, while they are remembered (not across a restart).
+      // Per-pod names and SRV records stay too, while they are remembered; across a restart the
+      // cluster's record sets keep them (recoveredFromStatus).
       ...(previous?.endpoints ? { endpoints: previous.endpoints } : {}),
       ...(previous?.unreadyHostnames ? { unreadyHostnames: previous.unreadyHostnames } : {}),
       ...(previous?.annotatedHostnames ? { annotatedHostnames: previous.annotatedHostnames } : {}),

@@ -1,9 +1,10 @@
-// Writes one GatewayDNS's DNSRecordSet into a workload cluster, or withdraws
-// it. Compare-then-write against the watched cache, and server-side apply with
-// one fixed field manager when something differs: a restart that computes the
-// same records writes nothing.
+// Keeps one GatewayDNS's DNSRecordSets (one per source cluster) in a workload
+// cluster exactly as desired: writes what differs, deletes what is no longer
+// wanted. Compare-then-write against the watched cache, and server-side apply
+// with one fixed field manager when something differs: a restart that
+// computes the same records writes nothing.
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { API_VERSION, CONTROLLER_NAME, type DNSRecordSet } from '../../api/index.js';
+import { API_VERSION, CONTROLLER_NAME, gatewayDnsLabels, type DNSRecordSet } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { canonical, withTimeout } from '../runtime/equal.js';
@@ -19,36 +20,106 @@ export interface RecordSetWriterOptions {
   requestTimeoutMs: number;
 }
 
+/** A record set to write, with its content in canonical form (computed once, compared in every cluster). */
+export interface DesiredRecordSet {
+  set: DNSRecordSet;
+  content: string;
+}
+
+export function desiredRecordSet(set: DNSRecordSet): DesiredRecordSet {
+  return { set, content: contentOf(set) };
+}
+
+/** What the writer changed in one cluster, beyond the outcome. */
+export interface SyncResult extends TargetOutcome {
+  /** Names of the record sets written (created or changed) and deleted. */
+  writtenSets: string[];
+  deletedSets: string[];
+}
+
 export class RecordSetWriter {
   /** Our last write per cluster and record set, to tell a cache lagging behind it from a real difference. */
   private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
+  /** Canonical content of the cached objects, per cluster and name, valid while the resourceVersion is. */
+  private readonly existingContent = new Map<string, { version: string; content: string }>();
 
   constructor(private readonly opts: RecordSetWriterOptions) {}
 
-  async apply(namespace: string, cluster: string, desired: DNSRecordSet): Promise<TargetOutcome> {
+  /**
+   * Makes the record sets of one GatewayDNS in one cluster exactly `desired`:
+   * writes the ones that differ, deletes ours that are no longer wanted (a
+   * source cluster that stopped contributing, or a set named the older way).
+   */
+  async sync(
+    namespace: string,
+    cluster: string,
+    owner: { namespace: string; name: string },
+    desired: readonly DesiredRecordSet[],
+    /** Sets left as they are where they exist (their source cluster's last word): not written, not deleted. */
+    keep: ReadonlySet<string> = new Set(),
+  ): Promise<SyncResult> {
     const ready = await this.ready(namespace, cluster);
-    if ('outcome' in ready) return ready.outcome;
+    if ('outcome' in ready) {
+      const outcome =
+        ready.outcome.result === 'skipped' && !desired.length
+          ? { cluster, result: 'current' as const }
+          : ready.outcome;
+      return { ...outcome, writtenSets: [], deletedSets: [] };
+    }
     const { remote } = ready;
-    const name = desired.metadata.name;
-    const existing = remote.recordSets().get(name, this.opts.recordsNamespace);
-    const content = canonical({ labels: desired.metadata.labels, records: desired.spec.records });
-    if (
-      existing &&
-      canonical({ labels: existing.metadata?.labels, records: existing.spec?.records }) === content
-    )
-      return { cluster, result: 'current' };
+    const wanted = new Set(desired.map((d) => d.set.metadata.name));
+    const sets = remote.recordSets();
+    const kept = (name: string) => keep.has(name) && !!sets.get(name, this.opts.recordsNamespace);
+    const stale = sets
+      .list(this.opts.recordsNamespace)
+      .map((s) => ({ name: s.metadata?.name ?? '', owned: ownedBy(s, owner) }))
+      .filter((s) => s.owned && !wanted.has(s.name) && !kept(s.name))
+      .map((s) => s.name);
+    const results = await Promise.all([
+      ...desired
+        .filter((d) => !kept(d.set.metadata.name))
+        .map((d) => this.apply(remote, d).then((r) => ({ ...r, op: 'write' as const }))),
+      ...stale.map((name) => this.remove(remote, name).then((r) => ({ ...r, op: 'delete' as const }))),
+    ]);
+    const errors = results.flatMap((r) => ('error' in r ? [r.error] : []));
+    const writtenSets = results.filter((r) => r.changed && r.op === 'write').map((r) => r.name);
+    const deletedSets = results.filter((r) => r.changed && r.op === 'delete').map((r) => r.name);
+    if (errors.length)
+      return { cluster, result: 'failed', error: errors.join('; '), writtenSets, deletedSets };
+    return {
+      cluster,
+      result: writtenSets.length || deletedSets.length ? 'written' : 'current',
+      writtenSets,
+      deletedSets,
+    };
+  }
+
+  private async apply(
+    remote: RemoteCluster,
+    desired: DesiredRecordSet,
+  ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
+    const name = desired.set.metadata.name;
     const memoryKey = `${remote.key}|${name}`;
+    const existing = remote.recordSets().get(name, this.opts.recordsNamespace);
     const existingVersion = existing?.metadata?.resourceVersion ?? '';
+    if (existing) {
+      let cached = this.existingContent.get(memoryKey);
+      if (!cached || cached.version !== existingVersion || !existingVersion) {
+        cached = { version: existingVersion, content: contentOf(existing) };
+        this.existingContent.set(memoryKey, cached);
+      }
+      if (cached.content === desired.content) return { name, changed: false };
+    }
     const last = this.lastWrite.get(memoryKey);
     // Skip only while the cache still shows the very object our last write replaced (it lags behind
     // that write). With nothing in the cache we cannot tell a lagging create from a set someone
     // deleted, so apply again: server-side apply of unchanged content is a no-op for the object.
-    if (existing && last && last.content === content && last.replacedVersion === existingVersion)
-      return { cluster, result: 'current' };
+    if (existing && last && last.content === desired.content && last.replacedVersion === existingVersion)
+      return { name, changed: false };
     try {
       await withTimeout(
         remote.objects.patch(
-          desired as KubernetesObject,
+          desired.set as KubernetesObject,
           undefined,
           undefined,
           FIELD_MANAGER,
@@ -59,19 +130,18 @@ export class RecordSetWriter {
         `apply DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
       );
     } catch (err) {
-      return { cluster, result: 'failed', error: errorText(err) };
+      return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
-    this.lastWrite.set(memoryKey, { content, replacedVersion: existingVersion });
-    return { cluster, result: 'written' };
+    this.lastWrite.set(memoryKey, { content: desired.content, replacedVersion: existingVersion });
+    return { name, changed: true };
   }
 
-  async remove(namespace: string, cluster: string, name: string): Promise<TargetOutcome> {
-    const ready = await this.ready(namespace, cluster);
-    if ('outcome' in ready)
-      return ready.outcome.result === 'skipped' ? { cluster, result: 'current' } : ready.outcome;
-    const { remote } = ready;
+  private async remove(
+    remote: RemoteCluster,
+    name: string,
+  ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
     this.lastWrite.delete(`${remote.key}|${name}`);
-    if (!remote.recordSets().get(name, this.opts.recordsNamespace)) return { cluster, result: 'current' };
+    this.existingContent.delete(`${remote.key}|${name}`);
     try {
       await withTimeout(
         remote.objects.delete({
@@ -83,9 +153,10 @@ export class RecordSetWriter {
         `delete DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
       );
     } catch (err) {
-      if (httpStatus(err) !== 404) return { cluster, result: 'failed', error: errorText(err) };
+      if (httpStatus(err) === 404) return { name, changed: false };
+      return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
-    return { cluster, result: 'written' };
+    return { name, changed: true };
   }
 
   /** The cluster's client with its watches synced, or why not: unreachable (failed) or no dns-server (skipped). */
@@ -115,4 +186,14 @@ export class RecordSetWriter {
     if (recordSetsWhy) return { outcome: { cluster, result: 'failed', error: recordSetsWhy } };
     return { remote };
   }
+}
+
+function contentOf(set: Pick<DNSRecordSet, 'metadata' | 'spec'>): string {
+  return canonical({ labels: set.metadata?.labels, records: set.spec?.records });
+}
+
+/** Ours and of this GatewayDNS: the labels the operator puts on every set it writes. */
+function ownedBy(set: DNSRecordSet, owner: { namespace: string; name: string }): boolean {
+  const labels = set.metadata?.labels ?? {};
+  return Object.entries(gatewayDnsLabels(owner.namespace, owner.name)).every(([k, v]) => labels[k] === v);
 }

@@ -9,9 +9,9 @@ import {
   ENDPOINTSLICE_MANAGED_BY_LABEL,
   MIRROR_CONTROLLER,
   SERVICE_NAME_LABEL,
-  SOURCE_CLUSTER_LABEL,
+  MCS_SOURCE_CLUSTER_LABEL,
   mirrorSliceName,
-  recordSetLabels,
+  gatewayDnsLabels,
 } from '../../api/index.js';
 import { sortPorts, type AddressFamily, type MirrorServicePort, type MirrorSource } from './observe.js';
 
@@ -64,7 +64,7 @@ export type MirrorPlan = { desired: DesiredMirror } | { none: string };
 
 /** Labels on the mirror Service: ours, and which GatewayDNS it belongs to (tenancy and ownership). */
 export function mirrorServiceLabels(target: MirrorTarget): Record<string, string> {
-  return recordSetLabels(target.gatewayDns.namespace, target.gatewayDns.name);
+  return gatewayDnsLabels(target.gatewayDns.namespace, target.gatewayDns.name);
 }
 
 export function mirrorSliceLabels(target: MirrorTarget, sourceCluster: string): Record<string, string> {
@@ -72,7 +72,7 @@ export function mirrorSliceLabels(target: MirrorTarget, sourceCluster: string): 
     ...mirrorServiceLabels(target),
     [SERVICE_NAME_LABEL]: target.name,
     [ENDPOINTSLICE_MANAGED_BY_LABEL]: MIRROR_CONTROLLER,
-    [SOURCE_CLUSTER_LABEL]: sourceCluster,
+    [MCS_SOURCE_CLUSTER_LABEL]: sourceCluster,
   };
 }
 

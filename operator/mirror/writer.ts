@@ -10,7 +10,7 @@ import {
   type V1EndpointSlice,
   type V1Service,
 } from '@kubernetes/client-node';
-import { CONTROLLER_NAME, SERVICE_NAME_LABEL, SOURCE_CLUSTER_LABEL } from '../../api/index.js';
+import { CONTROLLER_NAME, SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { withTimeout } from '../runtime/equal.js';
@@ -170,11 +170,11 @@ export class MirrorWriter {
       const stale = ours.filter(
         (s) =>
           !wanted.has(s.metadata?.name ?? '') &&
-          !kept.includes(s.metadata?.labels?.[SOURCE_CLUSTER_LABEL] ?? ''),
+          !kept.includes(s.metadata?.labels?.[MCS_SOURCE_CLUSTER_LABEL] ?? ''),
       );
       writes += await this.deleteSlices(remote, stale);
       const inPlace =
-        ours.filter((s) => kept.includes(s.metadata?.labels?.[SOURCE_CLUSTER_LABEL] ?? '')).length +
+        ours.filter((s) => kept.includes(s.metadata?.labels?.[MCS_SOURCE_CLUSTER_LABEL] ?? '')).length +
         wanted.size -
         conflicts.length;
       if (conflicts.length)

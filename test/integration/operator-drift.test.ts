@@ -35,7 +35,8 @@ const target = {
   version: 'v1alpha1',
   namespace: 'capi-dns',
   plural: 'dnsrecordsets',
-  name: SET,
+  // The set of cluster-a's share: one record set per source cluster.
+  name: `${SET}.cluster-a`,
 };
 
 describe('operator: drift in a workload cluster', () => {

@@ -2,10 +2,13 @@
 // workload API server, an invalid object stored under an older, looser CRD,
 // and two operator replicas of which the leader is killed.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { apply } from '../support/kube.js';
+import { apply, eventually } from '../support/kube.js';
+import { writeEndpointSlice } from '../support/endpointslices.js';
 import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
 import {
   metricsOf,
+  readRecordSet,
+  recordLines,
   setLoadBalancer,
   startOperator,
   waitForReady,
@@ -138,5 +141,62 @@ describe('capi-dns-controller under faults', () => {
     process.stderr.write(`leader killed → change published by the new leader: ${ms} ms\n`);
     expect(ms).toBeLessThan(15_000);
     expect(await leader()).not.toBe(old);
+  });
+
+  it('keeps the per-pod names of a cluster unreachable since before the operator started', async () => {
+    const management = env.kubeConfig('management');
+    const dbA = `db.cluster-a.${NS}.clusters.xcc.test`;
+    const dbB = `db.cluster-b.${NS}.clusters.xcc.test`;
+    const writeDb = async (cluster: string, address: string) => {
+      const kc = env.kubeConfig(cluster);
+      await apply(kc, [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'db', namespace: 'gw' },
+          spec: { clusterIP: 'None', ports: [{ name: 'db', port: 5432 }], selector: { app: 'db' } },
+        } as KubernetesObject,
+      ]);
+      await writeEndpointSlice(kc, {
+        namespace: 'gw',
+        service: 'db',
+        name: 'db-abcde',
+        addressType: 'IPv4',
+        endpoints: [{ pod: 'db-0', address, hostname: 'db-0' }],
+        ports: [{ name: 'db', port: 5432 }],
+      });
+    };
+    const linesInA = async () => recordLines(await readRecordSet(env.kubeConfig('cluster-a'), `${NS}.db`));
+    const hasLine = (line: string) =>
+      eventually(async () => {
+        const lines = await linesInA();
+        if (!lines.includes(line)) throw new Error(`no "${line}" in\n  ${lines.join('\n  ')}`);
+      }, 15_000);
+    await writeDb('cluster-a', '10.30.1.5');
+    await writeDb('cluster-b', '10.30.0.5');
+    await apply(management, [
+      gatewayDns('db', {
+        clusterSelector: {},
+        service: 'gw/db',
+        resolutionType: 'headless',
+        gatewayLabel: 'db',
+      }),
+    ]);
+    const fromB = [`db-0.${dbB} A 10.30.0.5`, `_db._tcp.${dbB} SRV 0 0 5432 db-0.${dbB}.`];
+    await hasLine(fromB[0]!);
+    await stopCluster(env.info, 'cluster-b');
+    try {
+      await waitForReady(management, NS, 'db', 'ClusterUnreachable', 15_000);
+      // A new operator process knows cluster-b only by the addresses in status.
+      await Promise.all(ops.map((o) => o.stop()));
+      ops.push(await startOperator(env.cluster('management').kubeconfig, ['--identity', 'replica-3']));
+      // A change in cluster-a, published by the new process, proves it has reconciled "db".
+      await writeDb('cluster-a', '10.30.1.6');
+      await hasLine(`db-0.${dbA} A 10.30.1.6`);
+      const lines = await linesInA();
+      for (const line of fromB) expect(lines).toContain(line);
+    } finally {
+      await startCluster(env.info, 'cluster-b');
+    }
   });
 });

@@ -19,6 +19,7 @@ import {
   listRecordSets,
   metricsOf,
   readGatewayDns,
+  isSetOf,
   readRecordSet,
   setLoadBalancer,
   startOperator,
@@ -100,12 +101,19 @@ describe('capi-dns-controller on the shared environment', () => {
   it("writes the walkthrough's record sets into both workload clusters and reports Ready", async () => {
     await apply(management, [walkthrough]);
     await bothHave([`${A} A 127.0.10.1`, `${ANY} A 127.0.10.1`]);
-    const set = await readRecordSet(clusterB, SET);
-    expect(set?.metadata.labels).toMatchObject({
-      'app.kubernetes.io/managed-by': 'capi-dns-controller',
-      'connectivity.tanzu.vmware.com/gatewaydns-namespace': NS,
-      'connectivity.tanzu.vmware.com/gatewaydns-name': GW_NAME,
-    });
+    // One set per source cluster: only cluster-a has addresses so far.
+    const sets = (await listRecordSets(clusterB)).filter((s) => isSetOf(s, SET));
+    expect(sets.map((s) => [s.metadata.name, s.metadata.labels])).toEqual([
+      [
+        `${SET}.cluster-a`,
+        {
+          'app.kubernetes.io/managed-by': 'capi-dns-controller',
+          'connectivity.tanzu.vmware.com/gatewaydns-namespace': NS,
+          'connectivity.tanzu.vmware.com/gatewaydns-name': GW_NAME,
+          'connectivity.tanzu.vmware.com/source-cluster': 'cluster-a',
+        },
+      ],
+    ]);
     const gw = await waitForReady(management, NS, GW_NAME, 'Ready');
     expect(gw.metadata.finalizers).toContain('connectivity.tanzu.vmware.com/gatewaydns');
     expect(gw.status?.selectedClusters).toBe(2);

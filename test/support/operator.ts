@@ -10,6 +10,8 @@ import {
   type KubeConfig,
   type V1LoadBalancerIngress,
 } from '@kubernetes/client-node';
+import { GATEWAYDNS_NAME_LABEL, GATEWAYDNS_NAMESPACE_LABEL, type DNSRecord } from '../../api/index.js';
+import { mergeRecords } from '../../operator/gatewaydns/desired.js';
 import { repoRoot } from './paths.js';
 import { freePort } from './dns.js';
 import { stopChild } from './stop-child.js';
@@ -126,12 +128,32 @@ export async function listRecordSets(kc: KubeConfig, namespace = 'capi-dns'): Pr
   return res.items;
 }
 
+/**
+ * What one GatewayDNS ("<namespace>.<name>") publishes in a cluster: its record
+ * sets (one per source cluster) merged by name and type, as a dns-server
+ * merges them; undefined when it has none there.
+ */
 export async function readRecordSet(
   kc: KubeConfig,
-  name: string,
+  gatewayDns: string,
   namespace = 'capi-dns',
 ): Promise<RecordSetObject | undefined> {
-  return (await listRecordSets(kc, namespace)).find((s) => s.metadata.name === name);
+  const sets = (await listRecordSets(kc, namespace)).filter((s) => isSetOf(s, gatewayDns));
+  if (!sets.length) return undefined;
+  return {
+    metadata: { name: gatewayDns, resourceVersion: sets.map((s) => s.metadata.resourceVersion).join(',') },
+    spec: { records: mergeRecords(sets.map((s) => s.spec.records as DNSRecord[])) },
+  };
+}
+
+/** Whether a record set belongs to the GatewayDNS "<namespace>.<name>" (namespaces have no dots). */
+export function isSetOf(set: Pick<RecordSetObject, 'metadata'>, gatewayDns: string): boolean {
+  const dot = gatewayDns.indexOf('.');
+  const labels = set.metadata.labels ?? {};
+  return (
+    labels[GATEWAYDNS_NAMESPACE_LABEL] === gatewayDns.slice(0, dot) &&
+    labels[GATEWAYDNS_NAME_LABEL] === gatewayDns.slice(dot + 1)
+  );
 }
 
 /** The records of one set as "name TYPE v1,v2" lines, sorted: easy to compare in tests. */
