@@ -205,7 +205,7 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
       const before = await written();
       const t0 = performance.now();
       await slice(0, ready);
-      await answeredEverywhere(ready ? all : all - podCount, 10_000);
+      await answeredEverywhere(ready ? all : all - podCount, 30_000);
       latencies.push(performance.now() - t0);
       if (mirrors) {
         const want = ready ? podCount : 0;
