@@ -155,6 +155,10 @@ export class GatewayDnsReconciler {
     }
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
+    // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
+    // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
+    const mirrorWork = this.mirrors.reconcile({ gw, spec, selected, targets, facts });
+    mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
     const hostnames = customHostnames(
       hostnameClaimOf(gw, spec.hostnames),
@@ -193,7 +197,6 @@ export class GatewayDnsReconciler {
     const keep = new Set(
       facts.filter((f) => f.recoveredFromStatus).map((f) => recordSetName(namespace, name, f.cluster)),
     );
-    // The mirror is written beside the record sets, not after them: neither waits for the other.
     const [outcomes, mirror] = await Promise.all([
       Promise.all(
         targets.map((c) =>
@@ -208,7 +211,7 @@ export class GatewayDnsReconciler {
           ),
         ),
       ),
-      this.mirrors.reconcile({ gw, spec, selected, targets, facts }),
+      mirrorWork,
     ]);
     this.report(gw, outcomes, log);
     await this.writeStatus(
