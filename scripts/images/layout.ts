@@ -1,0 +1,11 @@
+// Where things sit in the images of capi-dns-controller and dns-server: the
+// same /app layout as build/*.Dockerfile (images.test.ts compares them).
+
+/** The dist/ folders each component's main.js loads at run time. */
+export const RUNTIME_FOLDERS = {
+  operator: ['api', 'process', 'operator'],
+  'dns-server': ['api', 'process', 'dns-server'],
+} as const;
+
+/** Working directory: package.json ("type": "module"), node_modules/, dist/. */
+export const APP_DIR = '/app';

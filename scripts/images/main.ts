@@ -1,0 +1,316 @@
+// npm run images: the container images of capi-dns and of its test
+// environment, built without a container engine, as OCI archives in
+// .cache/images/NAME.tar (importable with `ctr -n k8s.io images import`,
+// copyable with `skopeo copy oci-archive:…`), listed in .cache/images/images.json.
+//
+//   node dist/scripts/images/main.js [--out DIR] [--only NAME,NAME]
+//
+// Reproducible: every time in the images is SOURCE_DATE_EPOCH (default 0),
+// every file owned by root, layers packed in a fixed order, so the same inputs
+// give the same digests; the tag is the project's version plus the start of
+// the manifest digest. Runs as root (mmdebstrap extracts as root, and the
+// CoreDNS binary gets its file capability with setcap).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BlobStore, hexOf, type Layer } from './layer.js';
+import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage } from './inputs.js';
+import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
+import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
+
+/** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */
+export const REGISTRY = 'ghcr.io/capi-dns';
+/** Images only the test environment uses: "localhost/" says they were built here and are never pulled. */
+export const LOCAL = 'localhost/capi-dns';
+
+/** One line of images.json. */
+export interface BuiltImage {
+  name: string;
+  /** The reference it is imported under: REPOSITORY:VERSION-DIGESTPREFIX. */
+  ref: string;
+  /** Absolute path of the OCI archive. */
+  archive: string;
+  /** The manifest digest (what a registry reports after a push). */
+  digest: string;
+  /** Compressed size of its layers and config, in bytes. */
+  size: number;
+}
+
+interface ImagePlan {
+  name: string;
+  repository: string;
+  version: string;
+  layers: () => Promise<Layer[]>;
+  settings: RuntimeSettings;
+}
+
+const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const NONROOT = '65532:65532';
+
+function parseArgs(argv: string[], root: string): { out: string; only?: Set<string> } {
+  let out = path.join(root, '.cache', 'images');
+  let only: Set<string> | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2);
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (!v) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--out') out = path.resolve(value());
+    else if (flag === '--only') only = new Set(value().split(','));
+    else throw new Error(`unknown argument ${argv[i]}; usage: main.js [--out DIR] [--only NAME,NAME]`);
+  }
+  return { out, only };
+}
+
+function requireFile(file: string, hint: string): string {
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: ${hint}`);
+  return file;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  const args = parseArgs(process.argv.slice(2), root);
+  if (process.getuid?.() !== 0) {
+    throw new Error('building the images needs root (mmdebstrap extracts Debian packages as root; setcap)');
+  }
+  // Whatever the caller's umask, the directories made here are 755.
+  process.umask(0o022);
+  const epoch = Number(process.env.SOURCE_DATE_EPOCH ?? '0');
+  if (!Number.isInteger(epoch) || epoch < 0)
+    throw new Error(`SOURCE_DATE_EPOCH=${process.env.SOURCE_DATE_EPOCH}: want seconds since 1970`);
+
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const dist = path.join(root, 'dist');
+  const built = 'run `npm run build` first';
+  const coredns = requireFile(
+    path.join(root, '.cache', 'bin', 'coredns'),
+    'run `npm run testenv:build` first',
+  );
+  const store = new BlobStore(path.join(args.out, 'store'));
+  fs.mkdirSync(args.out, { recursive: true });
+
+  // A layer from a scratch directory that FILL populates.
+  const staged = async (
+    what: string,
+    fill: (dir: string) => void,
+    options: { capabilities?: boolean } = {},
+  ): Promise<Layer> => {
+    const dir = fs.mkdtempSync(path.join(store.tmpDir(), 'stage-'));
+    try {
+      fs.chmodSync(dir, 0o755);
+      fill(dir);
+      return await store.packDirectory(dir, epoch, { createdBy: what, ...options });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  // Layers shared by several images are made once per run.
+  const once = <T>(make: () => Promise<T>): (() => Promise<T>) => {
+    let made: Promise<T> | undefined;
+    return () => (made ??= make());
+  };
+
+  const runtimeBase = once(() =>
+    debianLayer(store, root, 'runtime', ['libc6', 'libstdc++6', 'libgcc-s1'], epoch),
+  );
+  const curlBase = once(() => debianLayer(store, root, 'curl', ['curl', 'ca-certificates'], epoch));
+  const node = nodeBinary(root);
+  const nodeLayer = once(() =>
+    staged(`Node.js ${node.version} (the node devDependency's binary)`, (dir) =>
+      stage(dir, 'usr/local/bin/node', node.file, 0o755),
+    ),
+  );
+  const dependencies = once(async () => {
+    const dir = productionDependencies(store, root);
+    return store.packDirectory(dir, epoch, { createdBy: 'npm ci --omit=dev --ignore-scripts' });
+  });
+  // package.json carries "type": "module", which Node needs to load dist/ as ESM.
+  const app = (component: string, files: readonly string[]): (() => Promise<Layer>) =>
+    once(() =>
+      staged(`capi-dns ${component}: package.json, dist/{${files.join(',')}}`, (dir) => {
+        stage(dir, `${APP_DIR.slice(1)}/package.json`, path.join(root, 'package.json'), 0o644);
+        for (const file of files)
+          stage(dir, `${APP_DIR.slice(1)}/dist/${file}`, requireFile(path.join(dist, file), built));
+      }),
+    );
+  const nodeSettings = (entrypoint: string, ports: string[], title: string): RuntimeSettings => ({
+    user: NONROOT,
+    entrypoint: ['node', entrypoint],
+    workingDir: APP_DIR,
+    env: [PATH_ENV, 'NODE_ENV=production'],
+    exposedPorts: ports,
+    labels: { 'org.opencontainers.image.title': title, 'org.opencontainers.image.version': pkg.version },
+  });
+  const corednsVersion = /CoreDNS-([0-9.]+)/.exec(
+    execFileSync(coredns, ['-version'], { encoding: 'utf8' }),
+  )?.[1];
+  if (!corednsVersion) throw new Error(`${coredns} -version does not name a CoreDNS version`);
+
+  const plans: ImagePlan[] = [
+    {
+      name: 'capi-dns-controller',
+      repository: `${REGISTRY}/capi-dns-controller`,
+      version: pkg.version,
+      layers: async () => [
+        await runtimeBase(),
+        await nodeLayer(),
+        await dependencies(),
+        await app('operator', RUNTIME_FOLDERS.operator)(),
+      ],
+      settings: nodeSettings('dist/operator/main.js', ['8081/tcp'], 'capi-dns-controller'),
+    },
+    {
+      name: 'dns-server',
+      repository: `${REGISTRY}/dns-server`,
+      version: pkg.version,
+      layers: async () => [
+        await runtimeBase(),
+        await nodeLayer(),
+        await dependencies(),
+        await app('dns-server', RUNTIME_FOLDERS['dns-server'])(),
+      ],
+      settings: nodeSettings('dist/dns-server/main.js', ['5353/udp', '5353/tcp', '8080/tcp'], 'dns-server'),
+    },
+    {
+      name: 'coredns',
+      repository: `${LOCAL}/coredns`,
+      version: corednsVersion,
+      layers: async () => [
+        await runtimeBase(),
+        // Like CoreDNS's own image: a non-root user, and the binary allowed to
+        // bind port 53 by its file capability (the kubeadm Deployment adds
+        // NET_BIND_SERVICE to the bounding set; a non-root exec only gets it
+        // through the file).
+        await staged(
+          `CoreDNS ${corednsVersion} (test/testenv/build.sh), cap_net_bind_service=+ep`,
+          (dir) => {
+            stage(dir, 'coredns', coredns, 0o755);
+            run('setcap', ['cap_net_bind_service=+ep', path.join(dir, 'coredns')]);
+          },
+          { capabilities: true },
+        ),
+      ],
+      settings: {
+        user: NONROOT,
+        entrypoint: ['/coredns'],
+        workingDir: '/',
+        env: [PATH_ENV],
+        exposedPorts: ['53/tcp', '53/udp'],
+        labels: {
+          'org.opencontainers.image.title': 'coredns',
+          'org.opencontainers.image.version': corednsVersion,
+        },
+      },
+    },
+    {
+      name: 'kuard',
+      repository: `${LOCAL}/kuard`,
+      version: pkg.version,
+      layers: async () => [
+        await runtimeBase(),
+        await nodeLayer(),
+        await app('kuard stand-in', ['demo/kuard.js', 'demo/kuard-main.js'])(),
+      ],
+      settings: nodeSettings('dist/demo/kuard-main.js', ['8080/tcp'], 'kuard stand-in'),
+    },
+    {
+      name: 'curl',
+      repository: `${LOCAL}/curl`,
+      version: pkg.version,
+      // No entrypoint: `kubectl run … -- curl URL` sets the container's args,
+      // which replace Cmd and run as given.
+      layers: async () => [await curlBase()],
+      settings: {
+        user: NONROOT,
+        cmd: ['curl', '--version'],
+        workingDir: '/',
+        env: [PATH_ENV],
+        labels: { 'org.opencontainers.image.title': 'curl' },
+      },
+    },
+    {
+      name: 'pause',
+      repository: `${LOCAL}/pause`,
+      version: pkg.version,
+      layers: async () => [
+        await staged('pause (scripts/images/pause.c, gcc -static)', (dir) => {
+          const out = path.join(dir, 'pause');
+          // No debug info and no paths of this machine: the same compiler gives the same binary.
+          run('gcc', [
+            '-static',
+            '-Os',
+            '-s',
+            '-Wall',
+            '-Wextra',
+            '-o',
+            out,
+            path.join(sourceDir(root), 'pause.c'),
+          ]);
+          fs.chmodSync(out, 0o755);
+        }),
+      ],
+      // Kubernetes' own pause image runs as 65535.
+      settings: { user: '65535:65535', entrypoint: ['/pause'], workingDir: '/', env: [PATH_ENV] },
+    },
+  ];
+
+  const unknown = [...(args.only ?? [])].filter((name) => !plans.some((plan) => plan.name === name));
+  if (unknown.length)
+    throw new Error(`--only ${unknown.join(',')}: no such image (${plans.map((p) => p.name).join(', ')})`);
+
+  const listFile = path.join(args.out, 'images.json');
+  const previous = readImagesFile(listFile);
+  const results: BuiltImage[] = [];
+  for (const plan of plans) {
+    if (args.only && !args.only.has(plan.name)) continue;
+    const layers = await plan.layers();
+    const { manifest, config } = storeImage(store, plan.settings, layers, epoch, {});
+    const ref = `${plan.repository}:${plan.version}-${hexOf(manifest.digest).slice(0, 12)}`;
+    const archive = path.join(args.out, `${plan.name}.tar`);
+    const size = config.size + layers.reduce((sum, layer) => sum + layer.size, 0);
+    const before = previous.find((image) => image.name === plan.name);
+    // The archive is a function of the manifest digest: the same digest means the same bytes.
+    if (!(before?.digest === manifest.digest && before.archive === archive && fs.existsSync(archive))) {
+      await writeArchive(
+        store,
+        manifest,
+        [config.digest, ...layers.map((l) => l.digest)],
+        ref,
+        archive,
+        epoch,
+      );
+    }
+    results.push({ name: plan.name, ref, archive, digest: manifest.digest, size });
+  }
+  const kept = previous.filter((image) => !results.some((r) => r.name === image.name));
+  const all = [...results, ...kept].sort(
+    (a, b) => plans.findIndex((p) => p.name === a.name) - plans.findIndex((p) => p.name === b.name),
+  );
+  store.atomicWrite(listFile, `${JSON.stringify(all, null, 2)}\n`);
+
+  for (const image of results) {
+    process.stderr.write(
+      `images: ${image.name.padEnd(20)} ${(image.size / 1e6).toFixed(1).padStart(6)} MB  ${image.ref}\n`,
+    );
+  }
+  process.stderr.write(`images: ${listFile} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+function readImagesFile(file: string): BuiltImage[] {
+  if (!fs.existsSync(file)) return [];
+  try {
+    const list = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return Array.isArray(list) ? (list as BuiltImage[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`images: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
