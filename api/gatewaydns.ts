@@ -55,6 +55,17 @@ export interface GatewayDNSSpec {
   gatewayLabel?: string;
   nodeAddressTypes?: NodeAddressType[];
   ttl?: number;
+  /** Also keep the Service as a local Service with EndpointSlices in every workload cluster of the namespace. */
+  mirror?: MirrorSpec;
+}
+
+/**
+ * Where the mirror lives in each consuming workload cluster: the Service
+ * `<namespace>/<name>`, both defaulting to the source Service's.
+ */
+export interface MirrorSpec {
+  namespace?: string;
+  name?: string;
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -83,11 +94,26 @@ export interface ClusterStatus {
   lastSeen?: string;
 }
 
+/** The mirror in one workload cluster of the namespace. */
+export interface MirrorClusterStatus {
+  cluster: string;
+  /** InPlace, Conflict, NamespaceNotFound, SourceCluster, NoSource, Unreachable, Failed */
+  state: string;
+  /** "namespace/name" of the mirror Service there. */
+  service: string;
+  /** Why the mirror is not in place, or what it keeps (last known endpoints of an unreachable source). */
+  message?: string;
+  /** EndpointSlices of the mirror there, one per source cluster and address family. */
+  endpointSlices?: number;
+}
+
 export interface GatewayDNSStatus {
   observedGeneration?: number;
   selectedClusters?: number;
   conditions?: Condition[];
   clusters?: ClusterStatus[];
+  /** spec.mirror: one entry per workload cluster of the namespace. */
+  mirrors?: MirrorClusterStatus[];
 }
 
 export interface GatewayDNS {
@@ -100,6 +126,8 @@ export interface GatewayDNS {
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const HOSTNAME = '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+/** A Service name (DNS-1035 label: it must start with a letter). */
+const SERVICE_NAME = '^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
 const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
 
 /** JSON schema (draft 2020-12 subset ajv understands) of GatewayDNS.spec; mirrors the CRD. */
@@ -147,5 +175,13 @@ export const GATEWAYDNS_SPEC_SCHEMA = {
       items: { type: 'string', enum: [...NODE_ADDRESS_TYPES] },
     },
     ttl: { type: 'integer', minimum: 0, maximum: 86400 },
+    mirror: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
+        name: { type: 'string', minLength: 1, maxLength: 63, pattern: SERVICE_NAME },
+      },
+    },
   },
 } as const;

@@ -2,3 +2,4 @@ export * from './dnsrecordset.js';
 export * from './gatewaydns.js';
 export * from './naming.js';
 export * from './limits.js';
+export * from './mirror.js';

@@ -9,20 +9,33 @@
 // Also: the record set's size, record-set writes per change (O(clusters)), and
 // writes for a slice event that changes nothing (zero).
 //
-//   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40]
+// With --mirror, the GatewayDNS also has spec.mirror (namespace "mirror"), so
+// every cluster keeps the Service as a local one with an EndpointSlice per
+// source cluster; the same change is then also timed until the mirror slice of
+// the first cluster holds it in EVERY cluster (a watch in each), the
+// EndpointSlice path, measured in the same run as the DNS path, change by change.
+//
+//   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40] [--mirror]
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  DiscoveryV1Api,
+  makeInformer,
+  type KubernetesObject,
+  type V1EndpointSlice,
+} from '@kubernetes/client-node';
 import { ensureNamespace } from '../test/support/capi.js';
 import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
-import { apply } from '../test/support/kube.js';
+import { apply, eventually } from '../test/support/kube.js';
 import { metricsAt, readRecordSet, startOperator } from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { TestEnv } from '../test/support/testenv.js';
 
 const NS = 'bench';
 const APPS = 'apps';
+const MIRROR_NS = 'mirror';
 const NAME = `*.db.${NS}.clusters.xcc.test`.slice(2);
 
 function percentile(sorted: number[], p: number): number {
@@ -53,7 +66,49 @@ function pods(cluster: number, count: number, ready: boolean): TestEndpoint[] {
   }));
 }
 
-async function run(clusterCount: number, podCount: number, changes: number): Promise<void> {
+/**
+ * Watches, in every cluster, the mirror slice of the first cluster's pods and records when each
+ * cluster first shows `ready` ready endpoints in it.
+ */
+async function watchMirrorSlices(
+  env: TestEnv,
+  names: string[],
+): Promise<{ arrivals: Map<string, number>; readyIn: Map<string, number>; stop(): Promise<void> }> {
+  const arrivals = new Map<string, number>();
+  const readyIn = new Map<string, number>();
+  const stops: (() => Promise<void>)[] = [];
+  const sliceName = `db.${names[0]}`;
+  for (const name of names) {
+    const kc = env.kubeConfig(name);
+    const discovery = kc.makeApiClient(DiscoveryV1Api);
+    const informer = makeInformer<V1EndpointSlice>(
+      kc,
+      `/apis/discovery.k8s.io/v1/namespaces/${MIRROR_NS}/endpointslices`,
+      () => discovery.listNamespacedEndpointSlice({ namespace: MIRROR_NS }),
+    );
+    const seen = (s: V1EndpointSlice) => {
+      if (s.metadata?.name !== sliceName) return;
+      const ready = (s.endpoints ?? []).filter((e) => e.conditions?.ready !== false).length;
+      if (readyIn.get(name) === ready) return;
+      readyIn.set(name, ready);
+      arrivals.set(`${name}|${ready}`, performance.now());
+    };
+    informer.on('add', seen);
+    informer.on('update', seen);
+    let stopping = false;
+    informer.on('error', () => {
+      if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
+    });
+    await informer.start();
+    stops.push(() => {
+      stopping = true;
+      return informer.stop();
+    });
+  }
+  return { arrivals, readyIn, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+}
+
+async function run(clusterCount: number, podCount: number, changes: number, mirror: boolean): Promise<void> {
   const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${i + 1}`);
   const began = Date.now();
   const env = await TestEnv.start({ workloadClusters: names });
@@ -74,6 +129,7 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
     for (const [c, name] of names.entries()) {
       const kc = env.kubeConfig(name);
       await ensureNamespace(kc, APPS);
+      if (mirror) await ensureNamespace(kc, MIRROR_NS);
       await kc.makeApiClient(CoreV1Api).createNamespacedService({
         namespace: APPS,
         body: {
@@ -100,7 +156,13 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
         apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
         kind: 'GatewayDNS',
         metadata: { name: 'db', namespace: NS },
-        spec: { clusterSelector: {}, service: `${APPS}/db`, resolutionType: 'headless', gatewayLabel: 'db' },
+        spec: {
+          clusterSelector: {},
+          service: `${APPS}/db`,
+          resolutionType: 'headless',
+          gatewayLabel: 'db',
+          ...(mirror ? { mirror: { namespace: MIRROR_NS } } : {}),
+        },
       } as KubernetesObject,
     ]);
     const all = clusterCount * podCount;
@@ -135,6 +197,13 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
         }),
       );
     await answeredEverywhere(all, 60_000);
+    const mirrors = mirror ? await watchMirrorSlices(env, names) : undefined;
+    if (mirrors)
+      await eventually(async () => {
+        if (!names.every((n) => mirrors.readyIn.get(n) === podCount))
+          throw new Error('mirrors not in place yet');
+      }, 60_000);
+    const sliceLatencies: number[] = [];
 
     const set = await readRecordSet(env.kubeConfig(names[0]!), `${NS}.db`);
     const written = async () => (await metricsAt(op!.health))['capi_dns_recordsets_written_total'] ?? 0;
@@ -155,8 +224,21 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
       const before = await written();
       const t0 = performance.now();
       await slice(0, ready);
-      await answeredEverywhere(ready ? all : all - podCount, 10_000);
+      await answeredEverywhere(ready ? all : all - podCount, 30_000);
       latencies.push(performance.now() - t0);
+      if (mirrors) {
+        const want = ready ? podCount : 0;
+        await eventually(
+          async () => {
+            if (!names.every((n) => mirrors.arrivals.has(`${n}|${want}`)))
+              throw new Error('not everywhere yet');
+          },
+          10_000,
+          10,
+        );
+        sliceLatencies.push(Math.max(...names.map((n) => mirrors.arrivals.get(`${n}|${want}`)!)) - t0);
+        for (const n of names) mirrors.arrivals.delete(`${n}|${want}`);
+      }
       // Let the reconcile finish its status write before counting.
       await new Promise((r) => setTimeout(r, 300));
       writes.push((await written()) - before);
@@ -171,7 +253,9 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
     await new Promise((r) => setTimeout(r, 1000));
     const noopWrites = (await written()) - beforeNoop;
 
+    await mirrors?.stop();
     latencies.sort((a, b) => a - b);
+    sliceLatencies.sort((a, b) => a - b);
     const f = (ms: number) => `${ms.toFixed(0)} ms`;
     process.stdout.write(
       [
@@ -181,6 +265,11 @@ async function run(clusterCount: number, podCount: number, changes: number): Pro
         `  record set: ${set?.spec.records.length} records, ${Buffer.byteLength(JSON.stringify(set?.spec))} octets of spec (JSON)`,
         `  record-set writes per change: ${[...new Set(writes)].sort((a, b) => a - b).join(' or ')} (min ${Math.min(...writes)}, max ${Math.max(...writes)}, ${clusterCount} clusters)`,
         `  record-set writes for a slice event that changes nothing: ${noopWrites}`,
+        ...(mirror
+          ? [
+              `  EndpointSlice path (mirror slice of the changed cluster in every cluster): p50 ${f(percentile(sliceLatencies, 50))}  p99 ${f(percentile(sliceLatencies, 99))}  min ${f(sliceLatencies[0]!)}  max ${f(sliceLatencies[sliceLatencies.length - 1]!)}`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
@@ -196,7 +285,8 @@ const { values } = parseArgs({
     clusters: { type: 'string', default: '10' },
     pods: { type: 'string', default: '100' },
     changes: { type: 'string', default: '40' },
+    mirror: { type: 'boolean', default: false },
   },
 });
 for (const n of values.clusters.split(',').map(Number))
-  await run(n, Number(values.pods), Number(values.changes));
+  await run(n, Number(values.pods), Number(values.changes), values.mirror);

@@ -15,6 +15,8 @@ export interface Flags {
   manageCorefiles: boolean;
   /** Remove the forward block from every workload cluster's Corefile, then exit (for uninstalling). */
   cleanupCorefiles: boolean;
+  /** Delete every mirror Service and EndpointSlice (spec.mirror) from every workload cluster, then exit. */
+  cleanupMirrors: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
@@ -37,6 +39,8 @@ Flags:
   --health-listen HOST:PORT          /healthz, /readyz, /metrics (default :8081)
   --no-manage-corefiles              leave every workload cluster's kube-system/coredns alone
   --cleanup-corefiles                remove the forward block from every workload cluster's Corefile, then exit
+  --cleanup-mirrors                  delete every mirror Service and EndpointSlice (spec.mirror) from every workload cluster, then exit
+  --cleanup                          both of the above: what to run before uninstalling, with the operator scaled to zero
   --leader-elect / --no-leader-elect use a Lease so that one replica of several is active (default on)
   --leader-election-namespace NAME   namespace of the Lease (default kube-system)
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
@@ -58,6 +62,8 @@ export function parseFlags(argv: string[]): Flags {
       'health-listen': { type: 'string', default: ':8081' },
       'no-manage-corefiles': { type: 'boolean', default: false },
       'cleanup-corefiles': { type: 'boolean', default: false },
+      'cleanup-mirrors': { type: 'boolean', default: false },
+      cleanup: { type: 'boolean', default: false },
       'leader-elect': { type: 'boolean', default: true },
       'no-leader-elect': { type: 'boolean', default: false },
       'leader-election-namespace': { type: 'string', default: 'kube-system' },
@@ -84,7 +90,8 @@ export function parseFlags(argv: string[]): Flags {
     recordsNamespace: values['records-namespace'],
     healthListen: values['health-listen'],
     manageCorefiles: !values['no-manage-corefiles'],
-    cleanupCorefiles: values['cleanup-corefiles'],
+    cleanupCorefiles: values['cleanup-corefiles'] || values.cleanup,
+    cleanupMirrors: values['cleanup-mirrors'] || values.cleanup,
     leaderElect: values['leader-elect'] && !values['no-leader-elect'],
     leaderElectionNamespace: values['leader-election-namespace'],
     leaderElectionId: values['leader-election-id'],

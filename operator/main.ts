@@ -11,6 +11,7 @@ import { stopOnSignals } from '../process/signals.js';
 import { LeaderElector } from './runtime/leader.js';
 import { createLogger, errorText } from './runtime/log.js';
 import { Metrics } from './runtime/metrics.js';
+import { removeAllMirrors } from './mirror/cleanup.js';
 
 async function main(): Promise<void> {
   let flags: Flags;
@@ -59,8 +60,9 @@ async function main(): Promise<void> {
       : undefined;
   // The one-shot clean-up takes no lease: it is run with the operator scaled to zero (or it would
   // be waiting for the lease the running operator holds, which would then put the blocks back).
+  const cleanup = flags.cleanupCorefiles || flags.cleanupMirrors;
   const elector =
-    flags.leaderElect && !flags.cleanupCorefiles
+    flags.leaderElect && !cleanup
       ? new LeaderElector({
           kc,
           namespace: flags.leaderElectionNamespace,
@@ -87,13 +89,32 @@ async function main(): Promise<void> {
     await elector.run(() => shutdown('lost leadership', 1));
     metrics.leader = 1;
   }
-  if (flags.cleanupCorefiles && corefiles) {
+  if (cleanup) {
     await controller.start({ reconcile: false });
-    corefiles.start();
-    const failing = await corefiles.settle(60_000);
-    if (failing.size) log.error('Corefile clean-up incomplete', { failing: Object.fromEntries(failing) });
-    else log.info('Corefile clean-up done');
-    return shutdown('clean-up done', failing.size ? 1 : 0);
+    // Only a Corefile clean-up starts the Corefile controller here: --cleanup-mirrors alone must not add blocks.
+    const corefileCleanup = flags.cleanupCorefiles ? corefiles : undefined;
+    corefileCleanup?.start();
+    const [corefilesFailing, mirrorsFailing] = await Promise.all([
+      corefileCleanup ? corefileCleanup.settle(60_000) : new Map<string, string>(),
+      flags.cleanupMirrors
+        ? removeAllMirrors({
+            clusters: controller.clusters,
+            listClusters: () =>
+              controller.clusterObjects
+                .list()
+                .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
+            log,
+            timeoutMs: 60_000,
+          })
+        : new Map<string, string>(),
+    ]);
+    if (corefilesFailing.size)
+      log.error('Corefile clean-up incomplete', { failing: Object.fromEntries(corefilesFailing) });
+    else if (corefileCleanup) log.info('Corefile clean-up done');
+    if (mirrorsFailing.size)
+      log.error('mirror clean-up incomplete', { failing: Object.fromEntries(mirrorsFailing) });
+    else if (flags.cleanupMirrors) log.info('mirror clean-up done');
+    return shutdown('clean-up done', corefilesFailing.size || mirrorsFailing.size ? 1 : 0);
   }
   await controller.start();
   corefiles?.start();

@@ -20,12 +20,28 @@ import {
   type V1Node,
   type V1Service,
 } from '@kubernetes/client-node';
-import { DNSRECORDSET_PLURAL, GROUP, MANAGED_BY_LABEL, CONTROLLER_NAME, VERSION } from '../../api/index.js';
+import {
+  DNSRECORDSET_PLURAL,
+  ENDPOINTSLICE_MANAGED_BY_LABEL,
+  GROUP,
+  MANAGED_BY_LABEL,
+  MIRROR_CONTROLLER,
+  CONTROLLER_NAME,
+  VERSION,
+} from '../../api/index.js';
 import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
 import { ReadinessProbe, probeReadyz } from './probe.js';
 
-export type RemoteKind = 'Service' | 'Node' | 'Namespace' | 'DNSRecordSet' | 'ConfigMap' | 'EndpointSlice';
+export type RemoteKind =
+  | 'Service'
+  | 'Node'
+  | 'Namespace'
+  | 'DNSRecordSet'
+  | 'ConfigMap'
+  | 'EndpointSlice'
+  /** The EndpointSlices of our mirrors (spec.mirror), watched apart from the sources' slices. */
+  | 'MirrorEndpointSlice';
 
 /** The EndpointSlice controller's label naming a slice's Service: only such slices are watched. */
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -83,9 +99,10 @@ export class RemoteCluster {
   readonly kc: KubeConfig;
   readonly objects: KubernetesObjectApi;
   readonly core: CoreV1Api;
+  readonly discovery: DiscoveryV1Api;
   private readonly custom: CustomObjectsApi;
-  private readonly discovery: DiscoveryV1Api;
   private readonly endpointSlices = new Map<string, WatchedResource<V1EndpointSlice>>();
+  private readonly mirrorSlices = new Map<string, WatchedResource<V1EndpointSlice>>();
   private readonly services = new Map<string, WatchedResource<V1Service>>();
   private readonly configMaps = new Map<string, WatchedResource<V1ConfigMap>>();
   private nodeWatch?: WatchedResource<V1Node>;
@@ -139,6 +156,26 @@ export class RemoteCluster {
         SERVICE_NAME_LABEL,
       );
       this.endpointSlices.set(namespace, w);
+    }
+    return w;
+  }
+
+  /**
+   * The EndpointSlices our mirrors keep in one namespace (selected by our
+   * endpointslice.kubernetes.io/managed-by value): a watch of its own, so
+   * that releasing the sources' slice watch never blinds the mirror writer.
+   */
+  mirrorSlicesIn(namespace: string): WatchedResource<V1EndpointSlice> {
+    let w = this.mirrorSlices.get(namespace);
+    if (!w) {
+      const labelSelector = `${ENDPOINTSLICE_MANAGED_BY_LABEL}=${MIRROR_CONTROLLER}`;
+      w = this.watch(
+        'MirrorEndpointSlice',
+        `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices`,
+        () => this.discovery.listNamespacedEndpointSlice({ namespace, labelSelector }),
+        labelSelector,
+      );
+      this.mirrorSlices.set(namespace, w);
     }
     return w;
   }
@@ -238,6 +275,7 @@ export class RemoteCluster {
     return [
       ...this.services.values(),
       ...this.endpointSlices.values(),
+      ...this.mirrorSlices.values(),
       ...this.configMaps.values(),
       ...(this.nodeWatch ? [this.nodeWatch] : []),
       ...(this.namespaceWatch ? [this.namespaceWatch] : []),

@@ -27,10 +27,29 @@ export const REASONS = {
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
+/** spec.mirror: whether the mirror Service and its EndpointSlices are in place in every consuming cluster. */
+export const MIRRORED = 'Mirrored';
+
+export const MIRROR_REASONS = {
+  /** In place in every workload cluster that has the namespace. */
+  InPlace: 'InPlace',
+  /** A Service or EndpointSlice name is taken in some cluster by an object capi-dns did not create for this GatewayDNS. */
+  Conflict: 'Conflict',
+  /** A consuming cluster, or a source cluster, does not answer; what is there (the last known endpoints) stays. */
+  ClusterUnreachable: 'ClusterUnreachable',
+  /** No selected cluster has the Service. */
+  NoSource: 'NoSource',
+  /** No workload cluster of the namespace has the mirror's namespace. */
+  NoConsumers: 'NoConsumers',
+  /** A write was refused (it is retried). */
+  Failed: 'Failed',
+} as const;
+export type MirrorReason = (typeof MIRROR_REASONS)[keyof typeof MIRROR_REASONS];
+
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason: Reason;
+  reason: Reason | MirrorReason;
   message: string;
   observedGeneration?: number;
 }

@@ -26,6 +26,7 @@ import { errorText, type Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
+import { mirrorKeysFor } from '../mirror/events.js';
 
 export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
 
@@ -222,6 +223,14 @@ export class GatewayDnsController {
       if (!this.pendingSince.has(key)) this.pendingSince.set(key, now);
       this.queue.add(key);
     };
+    const gatewayDns = this.gatewayDns.list(namespace);
+    for (const key of mirrorKeysFor(
+      kind,
+      object,
+      namespace,
+      gatewayDns.map((gw) => ({ key: objectKey(gw), spec: gw.spec })),
+    ))
+      mark(key);
     switch (kind) {
       case 'Service': {
         const service = `${object.metadata?.namespace}/${object.metadata?.name}`;

@@ -25,8 +25,10 @@ import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type SyncResult } from './targets.js';
-import { validateGatewayDnsSpec } from './validate.js';
+import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
+import { MirrorReconciler } from '../mirror/reconciler.js';
+import { withMirrorStatus } from '../mirror/status.js';
 
 /** What the reconciler needs of a Cluster API Cluster. */
 export interface ClusterObject {
@@ -64,6 +66,8 @@ export class GatewayDnsReconciler {
   private readonly custom: CustomObjectsApi;
   private readonly sources: SourceReader;
   private readonly writer: RecordSetWriter;
+  /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
+  private readonly mirrors: MirrorReconciler;
   private readonly requestTimeoutMs: number;
   /**
    * The UID per GatewayDNS key whose status this process has written: the
@@ -83,6 +87,11 @@ export class GatewayDnsReconciler {
       firstSyncTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
     });
+    this.mirrors = new MirrorReconciler({
+      clusters: opts.clusters,
+      firstSyncTimeoutMs,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
   }
 
   async reconcile(key: string): Promise<ReconcileSummary> {
@@ -93,12 +102,20 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
+      this.mirrors.forget(key);
       this.statusWritten.delete(key);
       return this.withdraw(namespace, name, targets, log);
     }
     if (gw.metadata.deletionTimestamp) {
       if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
       const summary = await this.withdraw(namespace, name, targets, log);
+      const mirrorsLeft = (await this.mirrors.withdraw(gw, specOrUndefined(gw), targets)).filter(
+        (o) => o.state === 'Unreachable' || o.state === 'Failed',
+      );
+      if (mirrorsLeft.length)
+        throw new Error(
+          `gatewaydns ${key}: mirror not withdrawn from ${mirrorsLeft.map((o) => `${o.cluster} (${o.message})`).join(', ')}`,
+        );
       await this.setFinalizers(
         gw,
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
@@ -138,6 +155,10 @@ export class GatewayDnsReconciler {
     }
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     const facts = await this.sources.factsFor(gw, spec, selected, now);
+    // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
+    // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
+    const mirrorWork = this.mirrors.reconcile({ gw, spec, selected, targets, facts });
+    mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
     const hostnames = customHostnames(
       hostnameClaimOf(gw, spec.hostnames),
@@ -176,40 +197,50 @@ export class GatewayDnsReconciler {
     const keep = new Set(
       facts.filter((f) => f.recoveredFromStatus).map((f) => recordSetName(namespace, name, f.cluster)),
     );
-    const outcomes = await Promise.all(
-      targets.map((c) =>
-        this.writer.sync(
-          namespace,
-          c,
-          owner,
-          spec.answer === 'localFirst' && sharedSets.length
-            ? desiredFor(c).sets.map(desiredRecordSet)
-            : sharedSets,
-          keep,
+    const [outcomes, mirror] = await Promise.all([
+      Promise.all(
+        targets.map((c) =>
+          this.writer.sync(
+            namespace,
+            c,
+            owner,
+            spec.answer === 'localFirst' && sharedSets.length
+              ? desiredFor(c).sets.map(desiredRecordSet)
+              : sharedSets,
+            keep,
+          ),
         ),
       ),
-    );
+      mirrorWork,
+    ]);
     this.report(gw, outcomes, log);
     await this.writeStatus(
       gw,
-      statusFor({
-        generation: gw.metadata.generation,
-        previous,
-        facts,
-        conflict,
-        targets: outcomes,
-        // Not `now`: a Ready that flips from Pending flips when the work is done.
-        now: new Date(),
-        omitted,
-        refusedHostnames: hostnames.refused,
-      }),
+      withMirrorStatus(
+        statusFor({
+          generation: gw.metadata.generation,
+          previous,
+          facts,
+          conflict,
+          targets: outcomes,
+          // Not `now`: a Ready that flips from Pending flips when the work is done.
+          now: new Date(),
+          omitted,
+          refusedHostnames: hostnames.refused,
+        }),
+        gw.status,
+        mirror.result,
+        gw.metadata.generation,
+        new Date(),
+      ),
     );
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(
         `gatewaydns ${key}: record set not written to ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
       );
-    return { written: outcomes.filter((o) => o.result === 'written').length };
+    if (mirror.retry) throw new Error(`gatewaydns ${key}: ${mirror.retry}`);
+    return { written: outcomes.filter((o) => o.result === 'written').length + mirror.writes };
   }
 
   /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
@@ -367,6 +398,11 @@ export class GatewayDnsReconciler {
       `finalizers of gatewaydns ${gw.metadata.namespace}/${gw.metadata.name}`,
     );
   }
+}
+
+function specOrUndefined(gw: GatewayDNS): EffectiveSpec | undefined {
+  const v = validateGatewayDnsSpec(gw.spec);
+  return v.valid ? v.spec : undefined;
 }
 
 function hostnameClaimOf(gw: GatewayDNS, hostnames: string[]): HostnameClaim {

@@ -10,6 +10,7 @@ import { observeService, type ClusterFacts } from './facts.js';
 import { WatchHolds } from './holds.js';
 import { annotatedHostnames } from './hostnames.js';
 import type { Logger } from '../runtime/log.js';
+import { sourceService } from '../mirror/reconciler.js';
 import type { EffectiveSpec } from './validate.js';
 
 export interface SourceReaderOptions {
@@ -90,7 +91,8 @@ export class SourceReader {
       const why = w && remote.unreachableReason(w);
       if (why) return this.unreachable(gw, memoryKey, cluster, why);
     }
-    const service = services.get(spec.serviceName, spec.serviceNamespace);
+    // A mirror we keep in this cluster (it consumed one before it was selected) is not the source.
+    const service = sourceService(services.get(spec.serviceName, spec.serviceNamespace));
     const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
     const seen =
       spec.resolutionType === 'headless'

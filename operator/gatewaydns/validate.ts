@@ -27,6 +27,8 @@ export interface EffectiveSpec {
   gatewayLabel: string;
   nodeAddressTypes: NodeAddressType[];
   ttl: number;
+  /** spec.mirror with its defaults (the source Service's namespace and name); absent when not asked for. */
+  mirror?: { namespace: string; name: string };
 }
 
 export type Validation = { valid: true; spec: EffectiveSpec } | { valid: false; message: string };
@@ -38,7 +40,7 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
   if (spec === undefined || spec === null) return { valid: false, message: 'spec is missing' };
   if (!validateSpec(spec)) {
     const message = (validateSpec.errors ?? [])
-      .map((e) => `spec${e.instancePath.replace(/\//g, '.')} ${e.message ?? 'is invalid'}`)
+      .map((e) => `spec${e.instancePath.replace(/\//g, '.')} ${friendlier(e) ?? e.message ?? 'is invalid'}`)
       .join('; ');
     return { valid: false, message };
   }
@@ -57,8 +59,31 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
       gatewayLabel: spec.gatewayLabel ?? DEFAULT_GATEWAY_LABEL,
       nodeAddressTypes: spec.nodeAddressTypes?.length ? spec.nodeAddressTypes : DEFAULT_NODE_ADDRESS_TYPES,
       ttl: spec.ttl ?? DEFAULT_TTL,
+      ...(spec.mirror
+        ? {
+            mirror: {
+              namespace: spec.mirror.namespace ?? serviceNamespace,
+              name: spec.mirror.name ?? serviceName,
+            },
+          }
+        : {}),
     },
   };
+}
+
+/** Messages that say what a name must look like, where ajv would only print the pattern. */
+function friendlier(e: {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}): string | undefined {
+  if (e.instancePath === '/mirror/name' && e.keyword === 'pattern')
+    return 'must be a Service name: lower-case letters, digits and "-", starting with a letter and ending with a letter or digit';
+  if (e.instancePath === '/mirror/namespace' && e.keyword === 'pattern')
+    return 'must be a namespace name: lower-case letters, digits and "-", starting and ending with a letter or digit';
+  if (e.instancePath === '/mirror' && e.keyword === 'additionalProperties')
+    return `has no field "${String(e.params.additionalProperty)}" (only namespace and name)`;
+  return undefined;
 }
 
 /** The CRD's CEL rule, which an old CRD may not have enforced. */

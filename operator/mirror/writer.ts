@@ -1,0 +1,401 @@
+// Keeps one GatewayDNS's mirror in one consuming workload cluster: the
+// Service, then one EndpointSlice per source cluster and family. Compare
+// first, against the watched caches, and server-side apply with the
+// operator's one field manager only what differs, so that a restart that
+// computes the same mirror writes nothing. Objects it did not create are
+// never changed: a name taken by anyone else is a Conflict for that cluster.
+import {
+  PatchStrategy,
+  type KubernetesObject,
+  type V1EndpointSlice,
+  type V1Service,
+} from '@kubernetes/client-node';
+import { CONTROLLER_NAME, SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../api/index.js';
+import type { ClusterCache } from '../clusters/cache.js';
+import type { RemoteCluster } from '../clusters/remote.js';
+import { withTimeout } from '../runtime/equal.js';
+import { errorText, httpStatus } from '../runtime/log.js';
+import type { WatchedResource } from '../runtime/informer.js';
+import {
+  mirrorSliceLabels,
+  mirrorServiceLabels,
+  serviceKindOf,
+  type MirrorPlan,
+  type MirrorTarget,
+  type SliceManifest,
+} from './desired.js';
+import { ownershipOf, serviceContent, sliceContent, takenBy } from './ownership.js';
+
+/** The same field manager as the record sets: one identity for everything the operator writes. */
+export const MIRROR_FIELD_MANAGER = CONTROLLER_NAME;
+
+export const MIRROR_STATES = [
+  /** The Service and the slices of every source cluster are as desired. */
+  'InPlace',
+  /** The Service's name (or a slice's) is taken by an object capi-dns did not create for this GatewayDNS. */
+  'Conflict',
+  /** The cluster has no such namespace: it does not consume the mirror. */
+  'NamespaceNotFound',
+  /** The cluster is a selected one whose Service is the mirror's namespace/name: the Service itself lives there. */
+  'SourceCluster',
+  /** No selected cluster has the Service: there is nothing to mirror (ours withdrawn). */
+  'NoSource',
+  /** The consuming cluster's API server does not answer: what is there stays. */
+  'Unreachable',
+  /** A write was refused. */
+  'Failed',
+] as const;
+export type MirrorState = (typeof MIRROR_STATES)[number];
+
+export interface MirrorOutcome {
+  cluster: string;
+  /** "namespace/name" of the mirror Service in that cluster. */
+  service: string;
+  state: MirrorState;
+  message?: string;
+  endpointSlices?: number;
+  /** Objects created, changed or deleted by this call. */
+  writes: number;
+}
+
+export interface MirrorWriterOptions {
+  clusters: ClusterCache;
+  firstSyncTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+interface Opened {
+  remote: RemoteCluster;
+  services: WatchedResource<V1Service>;
+  slices: WatchedResource<V1EndpointSlice>;
+}
+
+export class MirrorWriter {
+  /** Our last write per object, to tell a cache lagging behind it from a real difference (as the record-set writer does). */
+  private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
+
+  constructor(private readonly opts: MirrorWriterOptions) {}
+
+  /**
+   * Makes the cluster's mirror what `plan` says. Slices of the `kept` source
+   * clusters (unreachable, nothing remembered since a restart) are left as
+   * they are: their last known endpoints stay.
+   */
+  async apply(
+    namespace: string,
+    cluster: string,
+    target: MirrorTarget,
+    plan: MirrorPlan,
+    kept: readonly string[] = [],
+  ): Promise<MirrorOutcome> {
+    const outcome = this.outcome(cluster, target);
+    const opened = await this.open(namespace, cluster, target);
+    if ('state' in opened) return { ...outcome, ...opened };
+    const { remote, services, slices } = opened;
+    try {
+      let writes = 0;
+      const ours = this.ourSlices(slices, target);
+      let existing = services.get(target.name, target.namespace) ?? (await this.findService(remote, target));
+      if (existing) {
+        const owner = ownershipOf(existing, target);
+        if (owner.owner !== 'ours') {
+          // Slices of ours under this service name would add endpoints to someone else's Service.
+          writes += await this.deleteSlices(remote, ours);
+          return {
+            ...outcome,
+            state: 'Conflict',
+            message: takenBy('Service', target.namespace, target.name, owner),
+            writes,
+          };
+        }
+      }
+      if ('none' in plan) {
+        if (kept.length && existing)
+          return {
+            ...outcome,
+            state: 'InPlace',
+            endpointSlices: ours.length,
+            message: `kept as it is: ${plan.none}`,
+            writes,
+          };
+        writes += await this.deleteSlices(remote, ours);
+        if (existing)
+          writes += await this.deleteObject(remote, existing as KubernetesObject, 'v1', 'Service');
+        return { ...outcome, state: 'NoSource', message: plan.none, writes };
+      }
+      const { desired } = plan;
+      if (existing && serviceKindOf(existing) !== desired.kind) {
+        // clusterIP None, a cluster IP and ExternalName do not turn into each other in place.
+        writes += await this.deleteObject(remote, existing as KubernetesObject, 'v1', 'Service');
+        existing = undefined;
+      }
+      const serviceKeys = Object.keys(mirrorServiceLabels(target));
+      let uid = existing?.metadata?.uid;
+      if (
+        await this.differs(remote, 'Service', existing, serviceContent(desired.service, serviceKeys), (o) =>
+          serviceContent(o, serviceKeys),
+        )
+      ) {
+        const applied = await this.serverSideApply(remote, desired.service as KubernetesObject);
+        this.remember(remote, 'Service', existing, serviceContent(desired.service, serviceKeys));
+        uid = applied.metadata?.uid;
+        writes++;
+      }
+      const conflicts: string[] = [];
+      const wanted = new Set<string>();
+      for (const manifest of desired.slices) {
+        const slice = withOwner(manifest, target.name, uid ?? '');
+        const name = slice.metadata.name;
+        wanted.add(name);
+        const found =
+          slices.get(name, target.namespace) ?? (await this.findSlice(remote, target.namespace, name));
+        if (found) {
+          const owner = ownershipOf(found, target);
+          if (owner.owner !== 'ours') {
+            conflicts.push(takenBy('EndpointSlice', target.namespace, name, owner));
+            continue;
+          }
+        }
+        const keys = Object.keys(mirrorSliceLabels(target, ''));
+        if (
+          await this.differs(remote, 'EndpointSlice', found, sliceContent(slice, keys), (o) =>
+            sliceContent(o, keys),
+          )
+        ) {
+          await this.serverSideApply(remote, slice as unknown as KubernetesObject);
+          this.remember(remote, 'EndpointSlice', found, sliceContent(slice, keys));
+          writes++;
+        }
+      }
+      const stale = ours.filter(
+        (s) =>
+          !wanted.has(s.metadata?.name ?? '') &&
+          !kept.includes(s.metadata?.labels?.[MCS_SOURCE_CLUSTER_LABEL] ?? ''),
+      );
+      writes += await this.deleteSlices(remote, stale);
+      const inPlace =
+        ours.filter((s) => kept.includes(s.metadata?.labels?.[MCS_SOURCE_CLUSTER_LABEL] ?? '')).length +
+        wanted.size -
+        conflicts.length;
+      if (conflicts.length)
+        return {
+          ...outcome,
+          state: 'Conflict',
+          message: conflicts.join('; '),
+          endpointSlices: inPlace,
+          writes,
+        };
+      return {
+        ...outcome,
+        state: 'InPlace',
+        endpointSlices: inPlace,
+        ...(desired.notes.length ? { message: desired.notes.join('; ') } : {}),
+        writes,
+      };
+    } catch (err) {
+      return { ...outcome, ...failure(err) };
+    }
+  }
+
+  /** Withdraws this GatewayDNS's mirror from the cluster: only objects that are ours. */
+  async remove(namespace: string, cluster: string, target: MirrorTarget): Promise<MirrorOutcome> {
+    const outcome = this.outcome(cluster, target);
+    const opened = await this.open(namespace, cluster, target);
+    // No namespace, no mirror; an unreachable cluster is asked again on the next reconcile.
+    if ('state' in opened) return { ...outcome, ...opened };
+    const { remote, services, slices } = opened;
+    try {
+      let writes = await this.deleteSlices(remote, this.ourSlices(slices, target));
+      const existing = services.get(target.name, target.namespace);
+      if (existing && ownershipOf(existing, target).owner === 'ours')
+        writes += await this.deleteObject(remote, existing as KubernetesObject, 'v1', 'Service');
+      return { ...outcome, state: 'NoSource', message: 'withdrawn', writes };
+    } catch (err) {
+      return { ...outcome, ...failure(err) };
+    }
+  }
+
+  private outcome(cluster: string, target: MirrorTarget): MirrorOutcome {
+    return { cluster, service: `${target.namespace}/${target.name}`, state: 'InPlace', writes: 0 };
+  }
+
+  private async open(
+    namespace: string,
+    cluster: string,
+    target: MirrorTarget,
+  ): Promise<Opened | { state: MirrorState; message: string }> {
+    const remote = this.opts.clusters.get(namespace, cluster);
+    if (!remote)
+      return { state: 'Unreachable', message: this.opts.clusters.problem(namespace, cluster) ?? 'no client' };
+    const namespaces = remote.namespaces();
+    await namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    const why = remote.unreachableReason(namespaces);
+    if (why) return { state: 'Unreachable', message: why };
+    if (!namespaces.get(target.namespace))
+      return { state: 'NamespaceNotFound', message: `no namespace ${target.namespace}: not a consumer` };
+    const services = remote.servicesIn(target.namespace);
+    const slices = remote.mirrorSlicesIn(target.namespace);
+    await Promise.all([services, slices].map((w) => w.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)));
+    for (const w of [services, slices]) {
+      const reason = remote.unreachableReason(w);
+      if (reason) return { state: 'Unreachable', message: reason };
+    }
+    return { remote, services, slices };
+  }
+
+  private ourSlices(slices: WatchedResource<V1EndpointSlice>, target: MirrorTarget): V1EndpointSlice[] {
+    return slices
+      .list(target.namespace)
+      .filter(
+        (s) =>
+          s.metadata?.labels?.[SERVICE_NAME_LABEL] === target.name && ownershipOf(s, target).owner === 'ours',
+      );
+  }
+
+  /**
+   * Whether `desired` differs from what is there. Nothing in the cache may be
+   * a cache lagging behind our own create; an unchanged object may be one
+   * lagging behind our own last write of this very content.
+   */
+  private async differs<T extends KubernetesObject>(
+    remote: RemoteCluster,
+    kind: string,
+    existing: T | undefined,
+    desired: string,
+    contentOf: (o: T) => string,
+  ): Promise<boolean> {
+    if (!existing) return true;
+    if (contentOf(existing) === desired) return false;
+    const last = this.lastWrite.get(
+      `${remote.key}|${kind}|${existing.metadata?.namespace}/${existing.metadata?.name}`,
+    );
+    return !(
+      last &&
+      last.content === desired &&
+      last.replacedVersion === (existing.metadata?.resourceVersion ?? '')
+    );
+  }
+
+  private remember(
+    remote: RemoteCluster,
+    kind: string,
+    replaced: KubernetesObject | undefined,
+    content: string,
+  ): void {
+    if (!replaced) return;
+    this.lastWrite.set(`${remote.key}|${kind}|${replaced.metadata?.namespace}/${replaced.metadata?.name}`, {
+      content,
+      replacedVersion: replaced.metadata?.resourceVersion ?? '',
+    });
+  }
+
+  /**
+   * A Service the cache does not show: asked for by name before anything is
+   * created, so that a cache lagging behind someone else's create never makes
+   * us apply onto their object (a list by field selector: no get permission needed).
+   */
+  private async findService(remote: RemoteCluster, target: MirrorTarget): Promise<V1Service | undefined> {
+    const list = await withTimeout(
+      remote.core.listNamespacedService({
+        namespace: target.namespace,
+        fieldSelector: `metadata.name=${target.name}`,
+      }),
+      this.opts.requestTimeoutMs,
+      `list Service ${target.namespace}/${target.name}`,
+    );
+    return list.items[0];
+  }
+
+  private async findSlice(
+    remote: RemoteCluster,
+    namespace: string,
+    name: string,
+  ): Promise<V1EndpointSlice | undefined> {
+    const list = await withTimeout(
+      remote.discovery.listNamespacedEndpointSlice({ namespace, fieldSelector: `metadata.name=${name}` }),
+      this.opts.requestTimeoutMs,
+      `list EndpointSlice ${namespace}/${name}`,
+    );
+    return list.items[0];
+  }
+
+  private async serverSideApply(remote: RemoteCluster, object: KubernetesObject): Promise<KubernetesObject> {
+    return withTimeout(
+      // force: these objects are ours (checked above); a field someone else changed is taken back.
+      remote.objects.patch(
+        object,
+        undefined,
+        undefined,
+        MIRROR_FIELD_MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      ),
+      this.opts.requestTimeoutMs,
+      `apply ${object.kind} ${object.metadata?.namespace}/${object.metadata?.name}`,
+    );
+  }
+
+  private async deleteSlices(remote: RemoteCluster, slices: V1EndpointSlice[]): Promise<number> {
+    let n = 0;
+    for (const s of slices)
+      n += await this.deleteObject(remote, s as KubernetesObject, 'discovery.k8s.io/v1', 'EndpointSlice');
+    return n;
+  }
+
+  /** Deletes the very object seen (UID precondition): never one created since under the same name. */
+  private async deleteObject(
+    remote: RemoteCluster,
+    object: KubernetesObject,
+    apiVersion: string,
+    kind: string,
+  ): Promise<number> {
+    const { name = '', namespace = '', uid } = object.metadata ?? {};
+    this.lastWrite.delete(`${remote.key}|${kind}|${namespace}/${name}`);
+    try {
+      await withTimeout(
+        remote.objects.delete(
+          { apiVersion, kind, metadata: { name, namespace } },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          {
+            ...(uid ? { preconditions: { uid } } : {}),
+          },
+        ),
+        this.opts.requestTimeoutMs,
+        `delete ${kind} ${namespace}/${name}`,
+      );
+      return 1;
+    } catch (err) {
+      // Gone already, or replaced by someone else's object of that name (409 on the UID): not ours to delete.
+      if (httpStatus(err) === 404 || httpStatus(err) === 409) return 0;
+      throw err;
+    }
+  }
+}
+
+function withOwner(
+  slice: SliceManifest,
+  service: string,
+  uid: string,
+): SliceManifest & {
+  metadata: {
+    ownerReferences: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean }[];
+  };
+} {
+  // No blockOwnerDeletion: that would need update on services/finalizers, and the operator deletes its slices itself.
+  return {
+    ...slice,
+    metadata: {
+      ...slice.metadata,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service, uid, controller: true }],
+    },
+  };
+}
+
+/** No answer at all (refused, reset, timed out) is the cluster being away; an HTTP error is a refused write. */
+function failure(err: unknown): { state: MirrorState; message: string } {
+  return { state: httpStatus(err) === undefined ? 'Unreachable' : 'Failed', message: errorText(err) };
+}
