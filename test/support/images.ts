@@ -8,17 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './paths.js';
+import type { BuiltImage } from '../../scripts/images/main.js';
+
+/** One entry of .cache/images/images.json: the type scripts/images/main.ts writes it with. */
+export type { BuiltImage };
 
 const execFileAsync = promisify(execFile);
-
-/** One entry of .cache/images/images.json (written by scripts/images/main.ts). */
-export interface BuiltImage {
-  name: string;
-  ref: string;
-  archive: string;
-  digest: string;
-  size: number;
-}
 
 export type ImageName = 'capi-dns-controller' | 'dns-server' | 'coredns' | 'kuard' | 'curl' | 'pause';
 
