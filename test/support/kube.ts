@@ -10,6 +10,7 @@ import {
   loadAllYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import { httpStatus } from '../../operator/runtime/log.js';
 
 export const TEST_FIELD_MANAGER = 'capi-dns-tests';
 
@@ -66,7 +67,7 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000, in
 }
 
 /** The HTTP status of a client-node ApiException, or undefined for other errors (the operator's helper). */
-export { httpStatus as statusCode } from '../../operator/runtime/log.js';
+export { httpStatus as statusCode };
 
 export interface WatchedEvent<T> {
   type: string;
@@ -84,14 +85,23 @@ export async function recordEvents<T>(
 ): Promise<{ events: WatchedEvent<T>[]; stop(): void }> {
   const events: WatchedEvent<T>[] = [];
   let failure: unknown;
-  const controller = await new Watch(kc).watch(
-    path,
-    {},
-    (type, object: T) => events.push({ type, object }),
-    (err: unknown) => {
-      if (err) failure = err;
-    },
-  );
+  const open = () =>
+    new Watch(kc).watch(
+      path,
+      {},
+      (type, object: T) => events.push({ type, object }),
+      (err: unknown) => {
+        if (err) failure = err;
+      },
+    );
+  let controller = await open();
+  // A CRD established a moment ago answers 429 while its storage initialises; client-node reports a
+  // watch refused at the start before watch() returns, so it is opened again, for up to 10 s.
+  for (const started = Date.now(); httpStatus(failure) === 429 && Date.now() - started < 10_000;) {
+    failure = undefined;
+    await new Promise((r) => setTimeout(r, 100));
+    controller = await open();
+  }
   return {
     events,
     stop() {
