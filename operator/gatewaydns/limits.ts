@@ -33,14 +33,7 @@ export function fitRecordSet(
   const omitted: Omission[] = [];
   const records = set.spec.records.map((r) => {
     const fitted = fitAnswer(r, limits.answerOctets);
-    if (fitted.values.length < r.values.length)
-      omitted.push({
-        name: r.name,
-        type: r.type,
-        kept: fitted.values.length,
-        total: r.values.length,
-        reason: 'answer larger than a DNS message',
-      });
+    if (fitted.values.length < r.values.length) omitted.push(answerOmission(r, fitted));
     return fitted;
   });
   let size = jsonOctets({ ...set, spec: { records } });
@@ -83,13 +76,7 @@ export function fitRecordSets(
     const fitted = fitAnswer(r, limits.answerOctets);
     if (fitted.values.length === r.values.length) continue;
     keptValues.set(`${r.name}/${r.type}`, new Set(fitted.values));
-    omitted.push({
-      name: r.name,
-      type: r.type,
-      kept: fitted.values.length,
-      total: r.values.length,
-      reason: 'answer larger than a DNS message',
-    });
+    omitted.push(answerOmission(r, fitted));
   }
   const out = sets.map((set) => {
     const records = keptValues.size
@@ -106,6 +93,16 @@ export function fitRecordSets(
     return fitted.set;
   });
   return { sets: out.filter((s) => s.spec.records.length > 0), omitted };
+}
+
+function answerOmission(record: DNSRecord, fitted: DNSRecord): Omission {
+  return {
+    name: record.name,
+    type: record.type,
+    kept: fitted.values.length,
+    total: record.values.length,
+    reason: 'answer larger than a DNS message',
+  };
 }
 
 /** The first values (they are sorted) whose answer fits; RFC 2181 section 5 wants whole RRsets, so this is reported. */

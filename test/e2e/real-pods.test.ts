@@ -59,6 +59,26 @@ describe('the walkthrough with real pods', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 
+  /** The README's curl from a pod of cluster-b; throws unless kuard answers. */
+  const curlFromClusterB = async (name: string): Promise<string> => {
+    const out = await kubectl('cluster-b').run([
+      'run',
+      name,
+      '-i',
+      '--rm',
+      `--image=${ref('curl')}`,
+      '--restart=Never',
+      '--',
+      'curl',
+      '-sS',
+      '--max-time',
+      '5',
+      `http://${KUARD_NAME}`,
+    ]);
+    if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
+    return out;
+  };
+
   it('applies config/default and config/workload; the operator and dns-server Deployments become Available', async () => {
     const root = repoRoot();
     const management = kubectl('management');
@@ -182,51 +202,10 @@ describe('the walkthrough with real pods', () => {
     const began = Date.now();
     // kubelet updates a ConfigMap volume on its next sync of the pod (up to a
     // minute), and CoreDNS reloads the Corefile 2 s later.
-    const body = await eventually(
-      async () => {
-        const out = await kubectl('cluster-b').run([
-          'run',
-          'kuard-test',
-          '-i',
-          '--rm',
-          `--image=${ref('curl')}`,
-          '--restart=Never',
-          '--',
-          'curl',
-          '-sS',
-          '--max-time',
-          '5',
-          `http://${KUARD_NAME}`,
-        ]);
-        if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
-        return out;
-      },
-      150_000,
-      2_000,
-    );
+    const body = await eventually(() => curlFromClusterB('kuard-test'), 150_000, 2_000);
     process.stderr.write(`curl from a cluster-b pod answered ${Date.now() - began} ms after the first try\n`);
     expect(body).toContain(`(${KUARD_NAME}/)`);
   }, 200_000);
-
-  /** The README's curl from a pod of cluster-b; throws unless kuard answers. */
-  const curlFromClusterB = async (name: string): Promise<string> => {
-    const out = await kubectl('cluster-b').run([
-      'run',
-      name,
-      '-i',
-      '--rm',
-      `--image=${ref('curl')}`,
-      '--restart=Never',
-      '--',
-      'curl',
-      '-sS',
-      '--max-time',
-      '5',
-      `http://${KUARD_NAME}`,
-    ]);
-    if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
-    return out;
-  };
 
   it('replaces a deleted operator pod; with two replicas the Lease moves to the standby', async () => {
     const management = kubectl('management');

@@ -21,6 +21,11 @@ import type { TestEnv } from '../support/testenv.js';
 
 const NS = 'default';
 
+/** curl in a pod, retrying refused connections: kube-proxy programs a Service within its 1 s sync. */
+function curlArgs(url: string): string[] {
+  return ['curl', '-sS', '--retry', '5', '--retry-all-errors', '--retry-delay', '1', '--max-time', '5', url];
+}
+
 describe('nodes in the test environment', () => {
   let env: TestEnv | undefined;
   let images: Map<string, BuiltImage>;
@@ -140,18 +145,7 @@ describe('nodes in the test environment', () => {
       image: imageRef(images, 'curl'),
       // kube-proxy programs a Service's rules within its sync period (1 s)
       // after the endpoints change; until then the ClusterIP refuses.
-      args: [
-        'curl',
-        '-sS',
-        '--retry',
-        '5',
-        '--retry-all-errors',
-        '--retry-delay',
-        '1',
-        '--max-time',
-        '5',
-        `http://${svc.spec?.clusterIP}/`,
-      ],
+      args: curlArgs(`http://${svc.spec?.clusterIP}/`),
     });
     process.stderr.write(`curl pod created → ended: ${Date.now() - began} ms\n`);
     expect(out).toContain('kuard: hello from cluster-a');
@@ -199,18 +193,7 @@ describe('nodes in the test environment', () => {
       );
     const out = await runPod(e().kubeConfig('cluster-b'), NS, 'curl-load-balancer', {
       image: imageRef(images, 'curl'),
-      args: [
-        'curl',
-        '-sS',
-        '--retry',
-        '5',
-        '--retry-all-errors',
-        '--retry-delay',
-        '1',
-        '--max-time',
-        '5',
-        `http://${address}/`,
-      ],
+      args: curlArgs(`http://${address}/`),
     });
     expect(out).toContain('kuard: hello from cluster-a');
   }, 90_000);
