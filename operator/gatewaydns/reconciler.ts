@@ -23,6 +23,7 @@ import { fitRecordSets } from './limits.js';
 import { customHostnames, type HostnameClaim } from './hostnames.js';
 import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
+import { WorkloadWatches, watchesNamedBy } from './watches.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
@@ -65,6 +66,8 @@ export interface ReconcileSummary {
 export class GatewayDnsReconciler {
   private readonly custom: CustomObjectsApi;
   private readonly sources: SourceReader;
+  /** The Service and EndpointSlice watches each GatewayDNS holds in the workload clusters. */
+  private readonly watches: WorkloadWatches;
   private readonly writer: RecordSetWriter;
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
@@ -80,7 +83,8 @@ export class GatewayDnsReconciler {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs, log: opts.log });
+    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    this.watches = new WorkloadWatches({ clusters: opts.clusters, log: opts.log });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
       recordsNamespace: opts.recordsNamespace,
@@ -102,6 +106,7 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
+      this.watches.drop(key);
       this.mirrors.forget(key);
       this.statusWritten.delete(key);
       return this.withdraw(namespace, name, targets, log);
@@ -109,7 +114,19 @@ export class GatewayDnsReconciler {
     if (gw.metadata.deletionTimestamp) {
       if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
       const summary = await this.withdraw(namespace, name, targets, log);
-      const mirrorsLeft = (await this.mirrors.withdraw(gw, specOrUndefined(gw), targets)).filter(
+      const spec = specOrUndefined(gw);
+      // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
+      this.watches.hold(
+        key,
+        watchesNamedBy({
+          namespace,
+          spec: undefined,
+          selected: [],
+          targets,
+          mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
+        }),
+      );
+      const mirrorsLeft = (await this.mirrors.withdraw(gw, spec, targets)).filter(
         (o) => o.state === 'Unreachable' || o.state === 'Failed',
       );
       if (mirrorsLeft.length)
@@ -121,6 +138,7 @@ export class GatewayDnsReconciler {
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
       );
       this.sources.forget(key);
+      this.watches.drop(key);
       this.statusWritten.delete(key);
       this.opts.events.normal(
         gw,
@@ -154,6 +172,17 @@ export class GatewayDnsReconciler {
       await this.writeStatus(gw, previous);
     }
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
+    // Taken before anything reads: what this GatewayDNS no longer names stops now.
+    this.watches.hold(
+      key,
+      watchesNamedBy({
+        namespace,
+        spec,
+        selected,
+        targets,
+        mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
+      }),
+    );
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
     // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.

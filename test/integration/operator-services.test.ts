@@ -316,13 +316,19 @@ describe('service-level discovery', () => {
       expectWithinASecond(times);
     });
 
-    it('releases the EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
+    it('releases the Service and EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
+      // Only what this deletion releases: deleting "db" earlier released the same watches once already.
+      const from = op.logs.length;
       await deleteQuietly('pg');
       await eventually(async () => {
         const released = op.logs
-          .filter((l) => l.includes('endpointslice watch released'))
-          .map((l) => (JSON.parse(l) as { cluster: string; namespace: string }).cluster);
-        expect(released).toEqual(expect.arrayContaining([`${NS}/cluster-a`, `${NS}/cluster-b`]));
+          .slice(from)
+          .filter((l) => l.includes('"watch released"'))
+          .map((l) => JSON.parse(l) as { kind: string; cluster: string; namespace: string })
+          .map((l) => `${l.kind} ${l.cluster} ${l.namespace}`);
+        expect(released.sort()).toEqual(
+          ['EndpointSlice', 'Service'].flatMap((kind) => CLUSTERS.map((c) => `${kind} ${NS}/${c} ${SVC_NS}`)),
+        );
       });
       await everywhere(`any.${ANY}`, 'A', []);
     });
