@@ -155,6 +155,9 @@ export class GatewayDnsReconciler {
     if (!validation.valid) {
       // Terminal until the object changes: nothing is written, earlier record sets stay as they were.
       log.warn('invalid GatewayDNS', { error: validation.message });
+      // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
+      // one, it lets go of its watches (the last known addresses stay, as its record sets do).
+      this.watches.drop(key);
       this.opts.events.warning(gw, 'Invalid', validation.message);
       await this.writeStatus(gw, invalidStatus(gw.metadata.generation, gw.status, validation.message, now));
       return { written: 0 };
