@@ -6,7 +6,7 @@
 // the latency runs until the dns-server of EVERY cluster answers the
 // cluster-independent name without (or with) them, asked over TCP on each of
 // its rebuilds (event-driven: the bench must not load the machine it measures).
-// Also: the record set's size, record-set writes per change (O(clusters)), and
+// Also: the record set's size, record-set writes and deletes per change (O(clusters)), and
 // writes for a slice event that changes nothing (zero).
 //
 // With --mirror, the GatewayDNS also has spec.mirror (namespace "mirror"), so
@@ -20,6 +20,7 @@
 // gone: the others' instead); every other cluster is asked the first cluster's own name.
 //
 //   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40] [--mirror] [--local-first]
+//     [--build-worker-idle 0s]   (the dns-servers' flag: 0s is a fresh build thread per rebuild, as before ADR 0103)
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
@@ -118,6 +119,7 @@ async function run(
   changes: number,
   mirror: boolean,
   localFirst: boolean,
+  buildWorkerIdle: string | undefined,
 ): Promise<void> {
   const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${i + 1}`);
   const began = Date.now();
@@ -150,7 +152,13 @@ async function run(
       await slice(c, true);
       // Its "serving" line (info) is how the helper knows it is up: no --log-level warn here.
       servers.push(
-        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', env.cluster(name).kubeconfig]),
+        await startDnsServer([
+          '--zone',
+          'xcc.test',
+          '--kubeconfig',
+          env.cluster(name).kubeconfig,
+          ...(buildWorkerIdle ? ['--build-worker-idle', buildWorkerIdle] : []),
+        ]),
       );
     }
     process.stderr.write(`${clusterCount} workload clusters ready in ${Date.now() - began} ms\n`);
@@ -233,7 +241,11 @@ async function run(
     const sliceLatencies: number[] = [];
 
     const set = await readRecordSet(env.kubeConfig(names[0]!), `${NS}.db`);
-    const written = async () => (await metricsAt(op!.health))['capi_dns_recordsets_written_total'] ?? 0;
+    // A cluster whose pods all became unready has no set left: it is deleted, not written.
+    const written = async () => {
+      const m = await metricsAt(op!.health);
+      return (m['capi_dns_recordsets_written_total'] ?? 0) + (m['capi_dns_recordsets_deleted_total'] ?? 0);
+    };
     const latencies: number[] = [];
     const writes: number[] = [];
     // The operator's own share (change seen → record sets written everywhere), from its histogram:
@@ -286,12 +298,12 @@ async function run(
     const f = (ms: number) => `${ms.toFixed(0)} ms`;
     process.stdout.write(
       [
-        `${clusterCount} clusters x ${podCount} pods (${all} endpoints), answer ${localFirst ? 'localFirst' : 'all'}, ${changes} readiness changes of ${podCount} pods in one cluster:`,
+        `${clusterCount} clusters x ${podCount} pods (${all} endpoints), answer ${localFirst ? 'localFirst' : 'all'}, dns-server --build-worker-idle ${buildWorkerIdle ?? 'default'}, ${changes} readiness changes of ${podCount} pods in one cluster:`,
         `  answer in every cluster: p50 ${f(percentile(latencies, 50))}  p99 ${f(percentile(latencies, 99))}  min ${f(latencies[0]!)}  max ${f(latencies[latencies.length - 1]!)}`,
         `  of which the operator (change seen → written in every cluster), mean: ${f(operatorMeanMs)}; end to end, mean: ${f(latencies.reduce((a, b) => a + b, 0) / latencies.length)}`,
         `  record set: ${set?.spec.records.length} records, ${Buffer.byteLength(JSON.stringify(set?.spec))} octets of spec (JSON)`,
-        `  record-set writes per change: ${[...new Set(writes)].sort((a, b) => a - b).join(' or ')} (min ${Math.min(...writes)}, max ${Math.max(...writes)}, ${clusterCount} clusters)`,
-        `  record-set writes for a slice event that changes nothing: ${noopWrites}`,
+        `  record-set writes and deletes per change: ${writes.join(' ')} (${clusterCount} clusters)`,
+        `  record-set writes and deletes for a slice event that changes nothing: ${noopWrites}`,
         ...(mirror
           ? [
               `  EndpointSlice path (mirror slice of the changed cluster in every cluster): p50 ${f(percentile(sliceLatencies, 50))}  p99 ${f(percentile(sliceLatencies, 99))}  min ${f(sliceLatencies[0]!)}  max ${f(sliceLatencies[sliceLatencies.length - 1]!)}`,
@@ -314,7 +326,15 @@ const { values } = parseArgs({
     changes: { type: 'string', default: '40' },
     mirror: { type: 'boolean', default: false },
     'local-first': { type: 'boolean', default: false },
+    'build-worker-idle': { type: 'string' },
   },
 });
 for (const n of values.clusters.split(',').map(Number))
-  await run(n, Number(values.pods), Number(values.changes), values.mirror, values['local-first']);
+  await run(
+    n,
+    Number(values.pods),
+    Number(values.changes),
+    values.mirror,
+    values['local-first'],
+    values['build-worker-idle'],
+  );
