@@ -3,6 +3,7 @@
 // coming, keeping its compiled code and the parsed record sets; the main
 // thread ends it when builds stop (builder.ts), and its whole heap, grown by
 // YAML parsing and zone building, goes back to the system.
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { runBuild } from './build-run.js';
 import type { BuildRequest } from './builder.js';
@@ -12,5 +13,6 @@ import { ParseCache } from './zone/build.js';
 const cache = new ParseCache();
 parentPort!.on('message', (req: BuildRequest) => {
   const reply = runBuild(req, cache);
+  reply.workerHeapBytes = getHeapStatistics().total_heap_size;
   parentPort!.postMessage(reply, reply.served ? transferList(reply.served) : []);
 });

@@ -43,6 +43,8 @@ export interface BuildReply {
   broken: { source: string; error: string }[];
   /** What the build had to say, logged by the caller. */
   logs: LogEntry[];
+  /** The build thread's heap after the build (set by build-worker.ts). */
+  workerHeapBytes?: number;
 }
 
 export type Builder = (req: BuildRequest) => Promise<BuildReply>;
@@ -64,8 +66,12 @@ export function inProcessBuilder(): Builder {
  * 2-core machine, against 30–60 ms in a warm one: V8 compiles the build code again in every new
  * thread, and the warm one also keeps the parsed record sets (zone/build.ts ParseCache). Ending
  * it when idle still returns its heap to the system between bursts; `idleMs` 0 ends it after
- * every build.
+ * every build, and so does a heap above MAX_WARM_HEAP_BYTES (zones of more than about 5,000
+ * records): memory first, as ADR 0101 decided for large zones.
  */
+/** Largest heap a build thread may hold while it waits for the next build (see WorkerBuilder). */
+export const MAX_WARM_HEAP_BYTES = 64 * 2 ** 20;
+
 export class WorkerBuilder {
   private worker: Worker | undefined;
   private idle: NodeJS.Timeout | undefined;
@@ -112,7 +118,10 @@ export class WorkerBuilder {
       const onMessage = (reply: BuildReply) => {
         settle();
         worker.unref();
-        this.idle = setTimeout(() => void this.close(), this.idleMs);
+        // A large zone's build leaves a heap of hundreds of megabytes that V8 is slow to give back
+        // (100,000 records: 300 MB after one build, 600 MB after three): such a thread is not kept.
+        const keep = (reply.workerHeapBytes ?? 0) <= MAX_WARM_HEAP_BYTES;
+        this.idle = setTimeout(() => void this.close(), keep ? this.idleMs : 0);
         this.idle.unref();
         resolve(reply);
       };
