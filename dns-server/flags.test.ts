@@ -10,6 +10,8 @@ describe('flags', () => {
     expect(c.kubernetes).toEqual({ kubeconfig: undefined, namespace: 'capi-dns', resyncMs: 300_000 });
     expect(c.recordsFile).toBeUndefined();
     expect(c.healthListen).toBeUndefined();
+    expect(c.buildWorkerIdleMs).toBe(60_000);
+    expect(parseFlags(['--build-worker-idle', '0s'])!.buildWorkerIdleMs).toBe(0);
   });
 
   it('takes repeated zones, a records file alone, or both sources', () => {
@@ -55,6 +57,7 @@ describe('flags', () => {
       '--ns',
       '--soa-minimum',
       '--log-queries',
+      '--build-worker-idle',
       '--help',
     ])
       expect(usage()).toContain(flag);
