@@ -2,7 +2,8 @@
 // the user to try things until Ctrl-C; --once stops after the curl and exits
 // 0 only if it succeeded (for scripts and CI).
 import { parseArgs } from 'node:util';
-import { addressesFor, KUARD_NAME, NAMESPACE, StepError, Walkthrough, type Progress } from './walkthrough.js';
+import { printProgress, StepError } from './steps.js';
+import { addressesFor, KUARD_NAME, NAMESPACE, Walkthrough } from './walkthrough.js';
 
 const HELP = `Usage: npm run demo [-- --once] [-- --address-prefix 127.0.10]
 
@@ -14,13 +15,6 @@ and 80 on loopback addresses and uses a private mount namespace for the
   --address-prefix   the 127.x.y prefix of the loopback addresses (default 127.0.10)
   --help             this text
 `;
-
-const progress: Progress = (e) => {
-  const tag = `[${e.step}/${e.total}]`;
-  if (e.state === 'start') process.stdout.write(`${tag} ${e.title} ...\n`);
-  else if (e.state === 'ok') process.stdout.write(`${tag} ok (${((e.ms ?? 0) / 1000).toFixed(1)} s)\n`);
-  else process.stdout.write(`${tag} FAILED: ${e.detail ?? ''}\n`);
-};
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -37,7 +31,7 @@ async function main(): Promise<number> {
   const addresses = addressesFor(values['address-prefix']);
   let walkthrough: Walkthrough;
   try {
-    walkthrough = await Walkthrough.run({ addresses, progress });
+    walkthrough = await Walkthrough.run({ addresses, progress: printProgress });
   } catch (err) {
     if (err instanceof StepError) {
       process.stderr.write(`\n${err.message}\n`);
