@@ -6,7 +6,7 @@
 // the latency runs until the dns-server of EVERY cluster answers the
 // cluster-independent name without (or with) them, asked over TCP on each of
 // its rebuilds (event-driven: the bench must not load the machine it measures).
-// Also: the record set's size, record-set writes per change (O(clusters)), and
+// Also: the record set's size, record-set writes and deletes per change (O(clusters)), and
 // writes for a slice event that changes nothing (zero).
 //
 // With --mirror, the GatewayDNS also has spec.mirror (namespace "mirror"), so
@@ -15,7 +15,12 @@
 // the first cluster holds it in EVERY cluster (a watch in each), the
 // EndpointSlice path, measured in the same run as the DNS path, change by change.
 //
-//   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40] [--mirror]
+// With --local-first, the GatewayDNS answers localFirst: the cluster-independent name answers
+// each cluster's own pods, so the change is seen there only in the first cluster (its own pods
+// gone: the others' instead); every other cluster is asked the first cluster's own name.
+//
+//   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40] [--mirror] [--local-first]
+//     [--build-worker-idle 0s]   (the dns-servers' flag: 0s is a fresh build thread per rebuild, as before ADR 0103)
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
@@ -36,15 +41,15 @@ import { TestEnv } from '../test/support/testenv.js';
 const NS = 'bench';
 const APPS = 'apps';
 const MIRROR_NS = 'mirror';
-const NAME = `*.db.${NS}.clusters.xcc.test`.slice(2);
+const NAME = `db.${NS}.clusters.xcc.test`;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-/** A query for `x.<NAME>` A; the answer count is all we read. */
-function query(id: number): Buffer {
-  const labels = `x.${NAME}`.split('.');
+/** A query for `x.<name>` A; the answer count is all we read. */
+function query(id: number, name: string): Buffer {
+  const labels = `x.${name}`.split('.');
   return Buffer.concat([
     Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
     ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
@@ -52,8 +57,8 @@ function query(id: number): Buffer {
   ]);
 }
 
-async function answerCount(port: number): Promise<number> {
-  const response = await exchange(port, query(7), 'tcp', 1000);
+async function answerCount(port: number, name: string): Promise<number> {
+  const response = await exchange(port, query(7, name), 'tcp', 1000);
   return response.readUInt16BE(6);
 }
 
@@ -108,7 +113,14 @@ async function watchMirrorSlices(
   return { arrivals, readyIn, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
 }
 
-async function run(clusterCount: number, podCount: number, changes: number, mirror: boolean): Promise<void> {
+async function run(
+  clusterCount: number,
+  podCount: number,
+  changes: number,
+  mirror: boolean,
+  localFirst: boolean,
+  buildWorkerIdle: string | undefined,
+): Promise<void> {
   const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${i + 1}`);
   const began = Date.now();
   const env = await TestEnv.start({ workloadClusters: names });
@@ -140,7 +152,13 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
       await slice(c, true);
       // Its "serving" line (info) is how the helper knows it is up: no --log-level warn here.
       servers.push(
-        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', env.cluster(name).kubeconfig]),
+        await startDnsServer([
+          '--zone',
+          'xcc.test',
+          '--kubeconfig',
+          env.cluster(name).kubeconfig,
+          ...(buildWorkerIdle ? ['--build-worker-idle', buildWorkerIdle] : []),
+        ]),
       );
     }
     process.stderr.write(`${clusterCount} workload clusters ready in ${Date.now() - began} ms\n`);
@@ -162,10 +180,26 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
           resolutionType: 'headless',
           gatewayLabel: 'db',
           ...(mirror ? { mirror: { namespace: MIRROR_NS } } : {}),
+          ...(localFirst ? { answer: 'localFirst' } : {}),
         },
       } as KubernetesObject,
     ]);
     const all = clusterCount * podCount;
+    // What server i is asked, and how many addresses it answers while the first cluster is (not) ready.
+    const firstClusterName = `db.${names[0]}.${NS}.clusters.xcc.test`;
+    const asked = (i: number) => (localFirst && i > 0 ? firstClusterName : NAME);
+    const expected = (i: number, ready: boolean) =>
+      !localFirst
+        ? ready
+          ? all
+          : all - podCount
+        : i > 0
+          ? ready
+            ? podCount
+            : 0
+          : ready
+            ? podCount
+            : all - podCount;
     // Asked again whenever a dns-server logs a rebuild (its answers change only then), and every
     // 250 ms in case a line is missed: polling every server over TCP every 10 ms, as this bench
     // once did, kept a whole core busy and slowed what it measured.
@@ -175,7 +209,7 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
         if (line.includes('"zones rebuilt"')) for (const wake of rebuilt[i]!) wake();
       }),
     );
-    const answeredEverywhere = (want: number, timeoutMs: number) =>
+    const answeredEverywhere = (ready: boolean, timeoutMs: number) =>
       Promise.all(
         servers.map(async (s, i) => {
           const deadline = performance.now() + timeoutMs;
@@ -189,14 +223,15 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
               const timer = setTimeout(wake, 250);
               rebuilt[i]!.add(wake);
             });
-            const got = await answerCount(s.port).catch(() => -1);
+            const want = expected(i, ready);
+            const got = await answerCount(s.port, asked(i)).catch(() => -1);
             if (got === want) return;
             if (performance.now() > deadline) throw new Error(`port ${s.port}: ${got} answers, want ${want}`);
             await woken;
           }
         }),
       );
-    await answeredEverywhere(all, 60_000);
+    await answeredEverywhere(true, 60_000);
     const mirrors = mirror ? await watchMirrorSlices(env, names) : undefined;
     if (mirrors)
       await eventually(async () => {
@@ -206,7 +241,11 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
     const sliceLatencies: number[] = [];
 
     const set = await readRecordSet(env.kubeConfig(names[0]!), `${NS}.db`);
-    const written = async () => (await metricsAt(op!.health))['capi_dns_recordsets_written_total'] ?? 0;
+    // A cluster whose pods all became unready has no set left: it is deleted, not written.
+    const written = async () => {
+      const m = await metricsAt(op!.health);
+      return (m['capi_dns_recordsets_written_total'] ?? 0) + (m['capi_dns_recordsets_deleted_total'] ?? 0);
+    };
     const latencies: number[] = [];
     const writes: number[] = [];
     // The operator's own share (change seen → record sets written everywhere), from its histogram:
@@ -224,7 +263,7 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
       const before = await written();
       const t0 = performance.now();
       await slice(0, ready);
-      await answeredEverywhere(ready ? all : all - podCount, 30_000);
+      await answeredEverywhere(ready, 30_000);
       latencies.push(performance.now() - t0);
       if (mirrors) {
         const want = ready ? podCount : 0;
@@ -259,12 +298,12 @@ async function run(clusterCount: number, podCount: number, changes: number, mirr
     const f = (ms: number) => `${ms.toFixed(0)} ms`;
     process.stdout.write(
       [
-        `${clusterCount} clusters x ${podCount} pods (${all} endpoints), ${changes} readiness changes of ${podCount} pods in one cluster:`,
+        `${clusterCount} clusters x ${podCount} pods (${all} endpoints), answer ${localFirst ? 'localFirst' : 'all'}, dns-server --build-worker-idle ${buildWorkerIdle ?? 'default'}, ${changes} readiness changes of ${podCount} pods in one cluster:`,
         `  answer in every cluster: p50 ${f(percentile(latencies, 50))}  p99 ${f(percentile(latencies, 99))}  min ${f(latencies[0]!)}  max ${f(latencies[latencies.length - 1]!)}`,
         `  of which the operator (change seen → written in every cluster), mean: ${f(operatorMeanMs)}; end to end, mean: ${f(latencies.reduce((a, b) => a + b, 0) / latencies.length)}`,
         `  record set: ${set?.spec.records.length} records, ${Buffer.byteLength(JSON.stringify(set?.spec))} octets of spec (JSON)`,
-        `  record-set writes per change: ${[...new Set(writes)].sort((a, b) => a - b).join(' or ')} (min ${Math.min(...writes)}, max ${Math.max(...writes)}, ${clusterCount} clusters)`,
-        `  record-set writes for a slice event that changes nothing: ${noopWrites}`,
+        `  record-set writes and deletes per change: ${writes.join(' ')} (${clusterCount} clusters)`,
+        `  record-set writes and deletes for a slice event that changes nothing: ${noopWrites}`,
         ...(mirror
           ? [
               `  EndpointSlice path (mirror slice of the changed cluster in every cluster): p50 ${f(percentile(sliceLatencies, 50))}  p99 ${f(percentile(sliceLatencies, 99))}  min ${f(sliceLatencies[0]!)}  max ${f(sliceLatencies[sliceLatencies.length - 1]!)}`,
@@ -286,7 +325,16 @@ const { values } = parseArgs({
     pods: { type: 'string', default: '100' },
     changes: { type: 'string', default: '40' },
     mirror: { type: 'boolean', default: false },
+    'local-first': { type: 'boolean', default: false },
+    'build-worker-idle': { type: 'string' },
   },
 });
 for (const n of values.clusters.split(',').map(Number))
-  await run(n, Number(values.pods), Number(values.changes), values.mirror);
+  await run(
+    n,
+    Number(values.pods),
+    Number(values.changes),
+    values.mirror,
+    values['local-first'],
+    values['build-worker-idle'],
+  );

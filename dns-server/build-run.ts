@@ -6,10 +6,11 @@
 import { parseRecordsFile } from './sources/records-file.js';
 import type { Logger } from './log.js';
 import { encodeServed } from './wire/served.js';
-import { buildZones, type SourcedRecordSet } from './zone/build.js';
+import { buildZones, ParseCache, type SourcedRecordSet } from './zone/build.js';
 import type { BuildReply, BuildRequest, LogEntry } from './builder.js';
 
-export function runBuild(req: BuildRequest): BuildReply {
+/** @param cache kept by the caller between builds (see ParseCache) */
+export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()): BuildReply {
   const logs: LogEntry[] = [];
   const log = collectingLogger(logs);
   const broken: BuildReply['broken'] = [];
@@ -29,7 +30,7 @@ export function runBuild(req: BuildRequest): BuildReply {
   }
   if (broken.length > 0)
     return { served: undefined, fingerprint: '', problems: [], records: 0, recordSets: 0, broken, logs };
-  const built = buildZones(input, req.zones, req.serial);
+  const built = buildZones(input, req.zones, req.serial, cache);
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
   const served = built.fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones);
   return {

@@ -1,12 +1,18 @@
-// Worker thread entry: one build request in, one reply out (the arena and the
-// slot tables transferred, not copied), then the thread ends and its whole
-// heap, grown by YAML parsing and zone building, goes back to the system.
+// Worker thread entry: build requests in, one reply each (the arena and the
+// slot tables transferred, not copied). The thread lives while builds keep
+// coming, keeping its compiled code and the parsed record sets; the main
+// thread ends it when builds stop (builder.ts), and its whole heap, grown by
+// YAML parsing and zone building, goes back to the system.
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { runBuild } from './build-run.js';
 import type { BuildRequest } from './builder.js';
 import { transferList } from './wire/served.js';
+import { ParseCache } from './zone/build.js';
 
-parentPort!.once('message', (req: BuildRequest) => {
-  const reply = runBuild(req);
+const cache = new ParseCache();
+parentPort!.on('message', (req: BuildRequest) => {
+  const reply = runBuild(req, cache);
+  reply.workerHeapBytes = getHeapStatistics().total_heap_size;
   parentPort!.postMessage(reply, reply.served ? transferList(reply.served) : []);
 });

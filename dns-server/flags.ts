@@ -16,6 +16,8 @@ export interface Config {
   tcpMaxConnections: number;
   filePollMs: number;
   debounceMs: number;
+  /** End the build worker after this long without a build (0: after every build). */
+  buildWorkerIdleMs: number;
   logLevel: Level;
   logQueries: boolean;
   /** Processes answering queries on the shared sockets (cluster module); 1: this process alone. */
@@ -68,6 +70,11 @@ const FLAGS = {
     type: 'string',
     default: '20ms',
     help: 'wait this long after a change for more before rebuilding',
+  },
+  'build-worker-idle': {
+    type: 'string',
+    default: '60s',
+    help: 'end the build thread after this long without a rebuild, returning its memory (0s: after every build)',
   },
   'log-level': { type: 'string', default: 'info', help: 'debug, info, warn or error' },
   'log-queries': { type: 'boolean', help: 'log every query (costly; for debugging)' },
@@ -181,6 +188,7 @@ export function parseFlags(argv: string[]): Config | undefined {
     tcpMaxConnections: int('tcp-max-connections', 1, 1_000_000),
     filePollMs: duration(str('file-poll')!, 'file-poll'),
     debounceMs: duration(str('debounce')!, 'debounce'),
+    buildWorkerIdleMs: duration(str('build-worker-idle')!, 'build-worker-idle'),
     logLevel: level,
     logQueries: Boolean(values['log-queries']),
     workers: int('workers', 1, 64),

@@ -2,7 +2,7 @@
 // process runs the sources, the builds and HTTP, and N cluster workers share
 // the UDP and TCP sockets and answer from the data it sends them.
 import cluster from 'node:cluster';
-import { inProcessBuilder, workerBuilder, type Builder } from './builder.js';
+import { inProcessBuilder, WorkerBuilder, type Builder } from './builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
 import { startHealthServer } from '../process/health.js';
 import { fatalLine } from '../process/log.js';
@@ -46,15 +46,16 @@ async function main(argv: string[]): Promise<void> {
     for (const w of Object.values(cluster.workers ?? {}))
       w?.send({ type: 'served', served } satisfies ToAnswerer);
   };
+  const builds = new WorkerBuilder(config.buildWorkerIdleMs, log);
   const store = new RecordStore(config.zones, load, metrics, log, {
     debounceMs: config.debounceMs,
-    builder: fallingBack(log),
+    builder: fallingBack(builds, log),
   });
   const onRecords = (source: string, sets: Parameters<typeof store.replace>[1]) =>
     store.replace(source, sets);
   const onError = () => void metrics.reloadErrors++;
 
-  const stops: (() => void | Promise<void>)[] = [];
+  const stops: (() => void | Promise<void>)[] = [() => builds.close()];
   const starts: (() => void | Promise<void>)[] = [];
   if (config.recordsFile) {
     const file = new FileSource({
@@ -153,13 +154,14 @@ function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: 
 }
 
 /** Builds in a worker thread; in this thread if a worker cannot be started. */
-function fallingBack(log: Logger): Builder {
+function fallingBack(builds: WorkerBuilder, log: Logger): Builder {
+  const inProcess = inProcessBuilder();
   return async (req) => {
     try {
-      return await workerBuilder(req);
+      return await builds.build(req);
     } catch (err) {
       log.warn('build worker failed; building in the main thread', { error: err });
-      return inProcessBuilder(req);
+      return inProcess(req);
     }
   };
 }

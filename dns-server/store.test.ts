@@ -10,7 +10,7 @@ describe('RecordStore', () => {
     let now = 1_000_000_000_000;
     const s = new RecordStore([zoneConfig()], (_, serial) => loads.push(serial), new Metrics(), log, {
       debounceMs: 10_000,
-      builder: inProcessBuilder,
+      builder: inProcessBuilder(),
       now: () => now,
     });
     return { s, loads, tick: (ms: number) => (now += ms) };

@@ -1,4 +1,4 @@
-import { buildZones } from './build.js';
+import { buildZones, ParseCache } from './build.js';
 import { presentRR, T } from './rr.js';
 import { recordSet, sourced, zoneConfig } from './testing.js';
 
@@ -113,5 +113,58 @@ describe('buildZones', () => {
     expect(presentRR(built.zones[0]!.lookup('t.xcc.test', T.TXT).answer[0]!)).toBe(
       `t.xcc.test. 30 IN TXT "${'x'.repeat(255)}" "${'x'.repeat(45)}"`,
     );
+  });
+
+  describe('with a ParseCache', () => {
+    const versioned = (uid: string, resourceVersion: string, value: string) => ({
+      ...recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: [value] }]),
+      metadata: { name: 'one', namespace: 'capi-dns', uid, resourceVersion },
+    });
+    const a = (built: ReturnType<typeof buildZones>) =>
+      built.zones[0]!.lookup('a.xcc.test', T.A).answer.map(presentRR);
+
+    it('parses a set again only when its uid or resourceVersion changes', () => {
+      const cache = new ParseCache();
+      const build = (set: ReturnType<typeof versioned>) =>
+        buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+      expect(a(build(versioned('u1', '1', '10.0.0.1')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.1']);
+      // Same version, other content: only possible if the cache is keyed wrongly; shows it is reused.
+      expect(a(build(versioned('u1', '1', '10.0.0.2')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.1']);
+      expect(a(build(versioned('u1', '2', '10.0.0.2')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.2']);
+      // Deleted and created again under the same name: a new uid, maybe an old resourceVersion.
+      expect(a(build(versioned('u2', '2', '10.0.0.3')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.3']);
+    });
+
+    it('never reuses sets without a version, forgets sources gone, and starts over for other zones', () => {
+      const cache = new ParseCache();
+      const plain = (value: string) =>
+        sourced(recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: [value] }]));
+      buildZones(plain('10.0.0.1'), [zoneConfig()], 1, cache);
+      expect(a(buildZones(plain('10.0.0.2'), [zoneConfig()], 1, cache))).toEqual([
+        'a.xcc.test. 30 IN A 10.0.0.2',
+      ]);
+      expect(cache.size).toBe(0);
+
+      const set = versioned('u1', '1', '10.0.0.1');
+      buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+      expect(cache.size).toBe(1);
+      buildZones([], [zoneConfig()], 1, cache);
+      expect(cache.size).toBe(0);
+
+      buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+      const zones = [zoneConfig(), zoneConfig('a.xcc.test')];
+      const built = buildZones([{ source: 'k8s:one', set }], zones, 1, cache);
+      expect(built.zones[1]!.lookup('a.xcc.test', T.A).answer).toHaveLength(1);
+    });
+
+    it('keeps reporting the problems of a set it does not parse again', () => {
+      const cache = new ParseCache();
+      const bad = { ...versioned('u1', '1', '10.0.0.256') };
+      const build = () => buildZones([{ source: 'k8s:one', set: bad }], [zoneConfig()], 1, cache);
+      expect(build().problems).toHaveLength(1);
+      expect(build().problems).toEqual([
+        { source: 'k8s:one', record: 'a.xcc.test/A', reason: '"10.0.0.256" is not an IPv4 address' },
+      ]);
+    });
   });
 });

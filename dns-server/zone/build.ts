@@ -48,28 +48,28 @@ export interface BuiltZones {
 
 const TTL_MAX = 2 ** 31 - 1; // RFC 2181 section 8
 
-export function buildZones(input: SourcedRecordSet[], configs: ZoneConfig[], serial: number): BuiltZones {
+/**
+ * @param cache parsed record sets kept from earlier builds: a set whose uid and resourceVersion
+ *   did not change is not validated and parsed again (when one set of a hundred changes, one is)
+ */
+export function buildZones(
+  input: SourcedRecordSet[],
+  configs: ZoneConfig[],
+  serial: number,
+  cache: ParseCache = new ParseCache(),
+): BuiltZones {
   const problems: Problem[] = [];
   // Longest zone first, so a record lands in the most specific zone that holds it.
   const byLength = [...configs].sort((a, b) => b.name.length - a.name.length);
   const sets = new Map<string, Map<string, MergedSet>>(configs.map((c) => [c.name, new Map()]));
 
-  for (const { source, set } of input) {
-    const records = (set as Partial<DNSRecordSet>)?.spec?.records;
-    if (!Array.isArray(records)) {
-      problems.push({ source, reason: 'spec.records is not a list' });
-      continue;
-    }
-    for (const record of records) {
-      const label = `${record?.name}/${record?.type}`;
-      try {
-        addRecord(record, byLength, sets);
-      } catch (err) {
-        if (!(err instanceof RecordError || err instanceof NameError)) throw err;
-        problems.push({ source, record: label, reason: err.message });
-      }
-    }
+  cache.begin(configs);
+  for (const sourced of input) {
+    const parsed = cache.parsed(sourced, byLength);
+    for (const p of parsed.problems) problems.push(p);
+    for (const record of parsed.records) mergeRecord(record, sets.get(record.zone)!);
   }
+  cache.end();
 
   const zones: Zone[] = [];
   let count = 0;
@@ -84,6 +84,87 @@ export function buildZones(input: SourcedRecordSet[], configs: ZoneConfig[], ser
     count += records;
   }
   return { zones, problems, records: count, fingerprint: hash.digest('hex') };
+}
+
+/** One record of a set, validated and parsed: what the merge needs. Never changed once made. */
+interface ParsedRecord {
+  zone: string;
+  name: string;
+  type: number;
+  ttl: number;
+  /** Presentation form of each value (see MergedSet.keys), index for index with `data`. */
+  keys: string[];
+  data: RData[];
+}
+
+interface ParsedSet {
+  /** uid and resourceVersion; undefined for sets that have none (records files, tests): never reused. */
+  version: string | undefined;
+  records: ParsedRecord[];
+  problems: Problem[];
+}
+
+/**
+ * Parsed record sets by source, kept between builds (in the build worker, which lives while
+ * builds keep coming). Validation and parsing were about half of a build's time; a Kubernetes
+ * object with the same uid and resourceVersion has the same content, so only changed sets are
+ * parsed again. Sources not seen in a build are forgotten after it.
+ */
+export class ParseCache {
+  private readonly bySource = new Map<string, ParsedSet>();
+  private seen = new Set<string>();
+  private zonesKey = '';
+
+  begin(configs: ZoneConfig[]): void {
+    // Which zone a record lands in depends on the zones served.
+    const key = JSON.stringify(configs.map((c) => c.name));
+    if (key !== this.zonesKey) this.bySource.clear();
+    this.zonesKey = key;
+    this.seen = new Set();
+  }
+
+  parsed({ source, set }: SourcedRecordSet, zones: ZoneConfig[]): ParsedSet {
+    this.seen.add(source);
+    const meta = (set as Partial<DNSRecordSet>)?.metadata;
+    const version = meta?.uid && meta.resourceVersion ? `${meta.uid}/${meta.resourceVersion}` : undefined;
+    const known = this.bySource.get(source);
+    if (version !== undefined && known?.version === version) return known;
+    const parsed = parseSet(source, set, zones, version);
+    if (version === undefined) this.bySource.delete(source);
+    else this.bySource.set(source, parsed);
+    return parsed;
+  }
+
+  end(): void {
+    for (const source of this.bySource.keys()) if (!this.seen.has(source)) this.bySource.delete(source);
+  }
+
+  get size(): number {
+    return this.bySource.size;
+  }
+}
+
+function parseSet(
+  source: string,
+  set: DNSRecordSet,
+  zones: ZoneConfig[],
+  version: string | undefined,
+): ParsedSet {
+  const out: ParsedSet = { version, records: [], problems: [] };
+  const records = (set as Partial<DNSRecordSet>)?.spec?.records;
+  if (!Array.isArray(records)) {
+    out.problems.push({ source, reason: 'spec.records is not a list' });
+    return out;
+  }
+  for (const record of records) {
+    try {
+      out.records.push(parseRecord(record, zones));
+    } catch (err) {
+      if (!(err instanceof RecordError || err instanceof NameError)) throw err;
+      out.problems.push({ source, record: `${record?.name}/${record?.type}`, reason: err.message });
+    }
+  }
+  return out;
 }
 
 interface MergedSet {
@@ -102,7 +183,7 @@ interface MergedSet {
 
 const INDEX_FROM = 16;
 
-function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<string, MergedSet>>): void {
+function parseRecord(record: unknown, zones: ZoneConfig[]): ParsedRecord {
   if (typeof record !== 'object' || record === null) throw new RecordError('record is not an object');
   const { name: rawName, type, ttl: rawTtl, values } = record as Record<string, unknown>;
   if (typeof rawName !== 'string') throw new RecordError('name is not a string');
@@ -120,28 +201,37 @@ function addRecord(record: unknown, zones: ZoneConfig[], sets: Map<string, Map<s
   const parsed = values.map((v) => parseValue(type, v as string));
   if (type === 'CNAME' && parsed.length !== 1) throw new RecordError('a CNAME record has exactly one value');
   const typeCode = parsed[0]!.type;
+  return {
+    zone: zone.name,
+    name,
+    type: typeCode,
+    ttl,
+    keys: parsed.map((p) => presentData(typeCode, p.data)),
+    data: parsed.map((p) => p.data),
+  };
+}
 
-  const zoneSets = sets.get(zone.name)!;
-  const key = `${name}/${typeCode}`;
+function mergeRecord(record: ParsedRecord, zoneSets: Map<string, MergedSet>): void {
+  const key = `${record.name}/${record.type}`;
   let merged = zoneSets.get(key);
   if (!merged) {
-    merged = { name, type: typeCode, ttl, keys: [], data: [] };
+    merged = { name: record.name, type: record.type, ttl: record.ttl, keys: [], data: [] };
     zoneSets.set(key, merged);
   }
   // RFC 2181 section 5.2: an RRset has one TTL; the smallest wins when sets disagree.
-  merged.ttl = Math.min(merged.ttl, ttl);
-  for (const p of parsed) {
-    const key = presentData(typeCode, p.data);
+  merged.ttl = Math.min(merged.ttl, record.ttl);
+  for (let i = 0; i < record.keys.length; i++) {
+    const value = record.keys[i]!;
     if (merged.keys.length < INDEX_FROM) {
-      if (merged.keys.includes(key)) continue;
+      if (merged.keys.includes(value)) continue;
     } else {
       // Shards of one large Service merge into sets of thousands of values: a scan per value would be quadratic.
       merged.index ??= new Set(merged.keys);
-      if (merged.index.has(key)) continue;
-      merged.index.add(key);
+      if (merged.index.has(value)) continue;
+      merged.index.add(value);
     }
-    merged.keys.push(key);
-    merged.data.push(p.data);
+    merged.keys.push(value);
+    merged.data.push(record.data[i]!);
   }
 }
 

@@ -43,6 +43,9 @@ export type RemoteKind =
   /** The EndpointSlices of our mirrors (spec.mirror), watched apart from the sources' slices. */
   | 'MirrorEndpointSlice';
 
+/** The watches started per namespace on a GatewayDNS's behalf, and stopped when none needs them. */
+export type ReleasableKind = Extract<RemoteKind, 'Service' | 'EndpointSlice' | 'MirrorEndpointSlice'>;
+
 /** The EndpointSlice controller's label naming a slice's Service: only such slices are watched. */
 const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -129,7 +132,7 @@ export class RemoteCluster {
     return this.opts.key;
   }
 
-  /** Services of one namespace (the GatewayDNS's spec.service names a namespace). */
+  /** Services of one namespace (the GatewayDNS's spec.service names a namespace), started on first use and stopped by release. */
   servicesIn(namespace: string): WatchedResource<V1Service> {
     let w = this.services.get(namespace);
     if (!w) {
@@ -143,7 +146,7 @@ export class RemoteCluster {
 
   /**
    * EndpointSlices of one namespace, started on first use and stopped by
-   * releaseEndpointSlices: a namespace of a large cluster has many, so the watch
+   * release: a namespace of a large cluster has many, so the watch
    * lives only while some GatewayDNS needs it.
    */
   endpointSlicesIn(namespace: string): WatchedResource<V1EndpointSlice> {
@@ -180,16 +183,24 @@ export class RemoteCluster {
     return w;
   }
 
-  releaseEndpointSlices(namespace: string): void {
-    const w = this.endpointSlices.get(namespace);
-    if (!w) return;
-    this.endpointSlices.delete(namespace);
+  /**
+   * Stops the watch of one namespace that no GatewayDNS needs any more; the
+   * next use starts it again. The Services of the records namespace stay:
+   * the Corefile reconciler reads them in every cluster, whatever is selected.
+   */
+  release(kind: ReleasableKind, namespace: string): 'released' | 'kept' {
+    if (kind === 'Service' && namespace === this.opts.recordsNamespace) return 'kept';
+    const watches = this.perNamespace(kind);
+    const w = watches.get(namespace);
+    if (!w) return 'released';
+    watches.delete(namespace);
     void w.stop();
+    return 'released';
   }
 
-  /** Namespaces whose EndpointSlices are watched now. */
-  get endpointSliceNamespaces(): string[] {
-    return [...this.endpointSlices.keys()].sort();
+  private perNamespace(kind: ReleasableKind): Map<string, { stop(): Promise<void> }> {
+    if (kind === 'Service') return this.services;
+    return kind === 'EndpointSlice' ? this.endpointSlices : this.mirrorSlices;
   }
 
   /** One ConfigMap (kube-system/coredns, for CoreDNS's Corefile), watched alone. */

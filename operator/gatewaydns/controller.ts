@@ -115,6 +115,7 @@ export class GatewayDnsController {
       events: opts.events,
       metrics: opts.metrics,
       log: opts.log,
+      requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
     });
     this.queue = new WorkQueue((key) => this.handle(key), {
       concurrency: opts.workers,

@@ -1,7 +1,7 @@
 // Which GatewayDNS needs which lazily started watch: a watch of a workload
-// cluster's EndpointSlices in one namespace lives while at least one
-// GatewayDNS holds it and is released when the last one lets go, so the
-// operator watches only what some GatewayDNS names.
+// cluster's Services or EndpointSlices in one namespace lives while at least
+// one GatewayDNS holds it and is released when the last one lets go, so the
+// operator watches only what some GatewayDNS names (watches.ts keeps one per kind).
 export class WatchHolds {
   private readonly byHolder = new Map<string, Set<string>>();
   private readonly count = new Map<string, number>();

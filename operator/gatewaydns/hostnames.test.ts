@@ -32,7 +32,7 @@ describe('customHostnames', () => {
     ],
     ['a newer GatewayDNS does not take a name away', 'mine.xcc.test', true, ''],
   ])('%s', (_what, name, served, reason) => {
-    const got = customHostnames(self, [name], 'xcc.test', [older, newer]);
+    const got = customHostnames({ ...self, hostnames: [name] }, 'xcc.test', [older, newer]);
     expect(got.served.length).toBe(served ? 1 : 0);
     if (!served) expect(got.refused[0]?.reason).toContain(reason);
   });
@@ -40,5 +40,106 @@ describe('customHostnames', () => {
   it('reads one or several names from the annotation', () => {
     expect(annotatedHostnames('api.xcc.test, Web.xcc.test.')).toEqual(['api.xcc.test', 'web.xcc.test']);
     expect(annotatedHostnames(undefined)).toEqual([]);
+  });
+});
+
+describe('customHostnames: annotations are weighed against every claim as spec.hostnames are', () => {
+  const JAN1 = '2026-01-01T00:00:00.000Z';
+  const JAN2 = '2026-01-02T00:00:00.000Z';
+  const JAN3 = '2026-01-03T00:00:00.000Z';
+  const claim = (
+    gatewayDns: string,
+    createdAt: string,
+    names: { spec?: string[]; annotated?: string[] },
+  ): HostnameClaim => ({
+    gatewayDns,
+    createdAt,
+    hostnames: names.spec ?? [],
+    ...(names.annotated
+      ? {
+          annotated: names.annotated.map((name) => ({
+            name,
+            from: `Service apps/${gatewayDns.split('/')[1]} in cluster c1`,
+          })),
+        }
+      : {}),
+  });
+  const BY_ANNOTATION = 'through the fqdn annotation on Service apps/old in cluster c1';
+
+  it.each<[string, HostnameClaim, HostnameClaim[], string[], { name: string; reason: string }[]]>([
+    [
+      'annotation against an older annotation: refused, naming the GatewayDNS and its Service',
+      claim('team-a/new', JAN2, { annotated: ['api.xcc.test'] }),
+      [claim('team-b/old', JAN1, { annotated: ['api.xcc.test'] })],
+      [],
+      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+    ],
+    [
+      'annotation against an older spec.hostnames: refused',
+      claim('team-a/new', JAN2, { annotated: ['api.xcc.test'] }),
+      [claim('team-b/old', JAN1, { spec: ['api.xcc.test'] })],
+      [],
+      [{ name: 'api.xcc.test', reason: 'claimed by the older gatewaydns team-b/old' }],
+    ],
+    [
+      'spec.hostnames against an older annotation: refused',
+      claim('team-a/new', JAN2, { spec: ['api.xcc.test'] }),
+      [claim('team-b/old', JAN1, { annotated: ['API.xcc.test.'] })],
+      [],
+      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+    ],
+    [
+      'the older annotation keeps its name against a newer spec.hostnames',
+      claim('team-a/old', JAN1, { annotated: ['api.xcc.test'] }),
+      [claim('team-b/new', JAN2, { spec: ['api.xcc.test'] })],
+      ['api.xcc.test'],
+      [],
+    ],
+    [
+      'created in the same second: the lower namespace/name keeps it',
+      claim('team-a/db', JAN1, { annotated: ['api.xcc.test'] }),
+      [claim('team-b/db', JAN1, { annotated: ['api.xcc.test'] })],
+      ['api.xcc.test'],
+      [],
+    ],
+    [
+      'created in the same second: the higher namespace/name loses it',
+      claim('team-b/db', JAN1, { annotated: ['api.xcc.test'] }),
+      [claim('team-a/db', JAN1, { annotated: ['api.xcc.test'] })],
+      [],
+      [
+        {
+          name: 'api.xcc.test',
+          reason:
+            'claimed by the older gatewaydns team-a/db through the fqdn annotation on Service apps/db in cluster c1',
+        },
+      ],
+    ],
+    [
+      'the oldest of several claims is the one named',
+      claim('team-a/new', JAN3, { annotated: ['api.xcc.test'] }),
+      [
+        claim('team-c/mid', JAN2, { spec: ['api.xcc.test'] }),
+        claim('team-b/old', JAN1, { annotated: ['api.xcc.test'] }),
+      ],
+      [],
+      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+    ],
+    [
+      'one GatewayDNS asking for a name in spec.hostnames and an annotation serves it once',
+      claim('team-a/db', JAN2, { spec: ['api.xcc.test'], annotated: ['api.xcc.test', 'web.xcc.test'] }),
+      [],
+      ['api.xcc.test', 'web.xcc.test'],
+      [],
+    ],
+    [
+      'an annotation outside the zone is refused like a spec name',
+      claim('team-a/db', JAN2, { annotated: ['api.example.com'] }),
+      [],
+      [],
+      [{ name: 'api.example.com', reason: 'outside the zone xcc.test' }],
+    ],
+  ])('%s', (_what, mine, others, served, refused) => {
+    expect(customHostnames(mine, 'xcc.test', others)).toEqual({ served, refused });
   });
 });

@@ -7,7 +7,16 @@ export interface HostnameClaim {
   gatewayDns: string;
   /** RFC 3339; the older claim keeps a contested name. */
   createdAt: string;
+  /** spec.hostnames. */
   hostnames: string[];
+  /** Names from the fqdn annotation of its Service, each with where it was read. */
+  annotated?: AnnotatedHostname[];
+}
+
+export interface AnnotatedHostname {
+  name: string;
+  /** The Service carrying the annotation, for a loser's status: "Service apps/db in cluster cluster-a". */
+  from: string;
 }
 
 export interface HostnameResult {
@@ -19,14 +28,27 @@ export function normalizeHostname(name: string): string {
   return name.trim().toLowerCase().replace(/\.+$/, '');
 }
 
+/** Every name a claim asks for, spec.hostnames and annotations alike, normalized and sorted. */
+export function claimedNames(claim: Pick<HostnameClaim, 'hostnames' | 'annotated'>): string[] {
+  return [
+    ...new Set([...claim.hostnames, ...(claim.annotated ?? []).map((a) => a.name)].map(normalizeHostname)),
+  ].sort();
+}
+
+/** Whether `a` keeps a name both claim: the older, and on the same second the lower "namespace/name". */
+function olderThan(a: HostnameClaim, b: HostnameClaim): boolean {
+  return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.gatewayDns < b.gatewayDns);
+}
+
 /**
  * A name is served when it is inside the zone, not under clusters.<suffix>
  * (the generated names of every team live there), and no older GatewayDNS,
- * in any namespace, asks for it in its spec.hostnames.
+ * in any namespace, asks for it: in its spec.hostnames or through the fqdn
+ * annotation of its Service, which count the same. A refused name says
+ * which GatewayDNS holds it (the oldest claim), and by which annotation.
  */
 export function customHostnames(
   self: HostnameClaim,
-  requested: string[],
   suffix: string,
   others: HostnameClaim[],
 ): HostnameResult {
@@ -34,7 +56,7 @@ export function customHostnames(
   const generated = `clusters.${zone}`;
   const served: string[] = [];
   const refused: HostnameResult['refused'] = [];
-  for (const name of [...new Set(requested.map(normalizeHostname))].sort()) {
+  for (const name of claimedNames(self)) {
     if (!name.endsWith(`.${zone}`)) {
       refused.push({ name, reason: `outside the zone ${zone}` });
       continue;
@@ -43,19 +65,29 @@ export function customHostnames(
       refused.push({ name, reason: `under ${generated}, where names are generated` });
       continue;
     }
-    const older = others.find(
-      (o) =>
-        o.gatewayDns !== self.gatewayDns &&
-        o.hostnames.map(normalizeHostname).includes(name) &&
-        (o.createdAt < self.createdAt || (o.createdAt === self.createdAt && o.gatewayDns < self.gatewayDns)),
-    );
-    if (older) {
-      refused.push({ name, reason: `claimed by the older gatewaydns ${older.gatewayDns}` });
+    const holder = others
+      .filter((o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && claimedNames(o).includes(name))
+      .reduce<HostnameClaim | undefined>(
+        (oldest, o) => (oldest && olderThan(oldest, o) ? oldest : o),
+        undefined,
+      );
+    if (holder) {
+      refused.push({
+        name,
+        reason: `claimed by the older gatewaydns ${holder.gatewayDns}${through(holder, name)}`,
+      });
       continue;
     }
     served.push(name);
   }
   return { served, refused };
+}
+
+/** How the holder claims the name, when only an annotation does: the Service a user would look for. */
+function through(holder: HostnameClaim, name: string): string {
+  if (holder.hostnames.map(normalizeHostname).includes(name)) return '';
+  const annotation = holder.annotated?.find((a) => normalizeHostname(a.name) === name);
+  return annotation ? ` through the fqdn annotation on ${annotation.from}` : '';
 }
 
 /** The fqdn annotation's names: one, or several separated by commas or spaces. */

@@ -20,9 +20,12 @@ import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetsFor, type Claim } from './desired.js';
 import { fitRecordSets } from './limits.js';
-import { customHostnames, type HostnameClaim } from './hostnames.js';
+import { customHostnames, type AnnotatedHostname, type HostnameClaim } from './hostnames.js';
+import { HostnameClaims, claimantsOf } from './claims.js';
 import { READY } from './conditions.js';
 import { SourceReader } from './sources.js';
+import type { ClusterFacts } from './facts.js';
+import { WorkloadWatches, watchesNamedBy } from './watches.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
@@ -56,6 +59,8 @@ export interface ReconcilerOptions {
   log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
+  requeue?: (keys: string[]) => void;
 }
 
 export interface ReconcileSummary {
@@ -65,6 +70,10 @@ export interface ReconcileSummary {
 export class GatewayDnsReconciler {
   private readonly custom: CustomObjectsApi;
   private readonly sources: SourceReader;
+  /** The Service and EndpointSlice watches each GatewayDNS holds in the workload clusters. */
+  private readonly watches: WorkloadWatches;
+  /** The custom host names each GatewayDNS claims, annotations included, as its last reconcile read them. */
+  private readonly claims = new HostnameClaims();
   private readonly writer: RecordSetWriter;
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
@@ -80,7 +89,8 @@ export class GatewayDnsReconciler {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs, log: opts.log });
+    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    this.watches = new WorkloadWatches({ clusters: opts.clusters, log: opts.log });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
       recordsNamespace: opts.recordsNamespace,
@@ -102,14 +112,30 @@ export class GatewayDnsReconciler {
     if (!gw) {
       // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
       this.sources.forget(key);
+      this.watches.drop(key);
+      this.claimsChanged(key, this.claims.drop(key));
       this.mirrors.forget(key);
       this.statusWritten.delete(key);
       return this.withdraw(namespace, name, targets, log);
     }
     if (gw.metadata.deletionTimestamp) {
       if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
+      // Its names are free from now: the others asking for them take them over.
+      this.claimsChanged(key, this.claims.drop(key));
       const summary = await this.withdraw(namespace, name, targets, log);
-      const mirrorsLeft = (await this.mirrors.withdraw(gw, specOrUndefined(gw), targets)).filter(
+      const spec = specOrUndefined(gw);
+      // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
+      this.watches.hold(
+        key,
+        watchesNamedBy({
+          namespace,
+          spec: undefined,
+          selected: [],
+          targets,
+          mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
+        }),
+      );
+      const mirrorsLeft = (await this.mirrors.withdraw(gw, spec, targets)).filter(
         (o) => o.state === 'Unreachable' || o.state === 'Failed',
       );
       if (mirrorsLeft.length)
@@ -121,6 +147,7 @@ export class GatewayDnsReconciler {
         (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
       );
       this.sources.forget(key);
+      this.watches.drop(key);
       this.statusWritten.delete(key);
       this.opts.events.normal(
         gw,
@@ -137,6 +164,11 @@ export class GatewayDnsReconciler {
     if (!validation.valid) {
       // Terminal until the object changes: nothing is written, earlier record sets stay as they were.
       log.warn('invalid GatewayDNS', { error: validation.message });
+      // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
+      // one, it lets go of its watches (the last known addresses stay, as its record sets do).
+      this.watches.drop(key);
+      // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
+      this.claimsChanged(key, this.claims.drop(key));
       this.opts.events.warning(gw, 'Invalid', validation.message);
       await this.writeStatus(gw, invalidStatus(gw.metadata.generation, gw.status, validation.message, now));
       return { written: 0 };
@@ -154,18 +186,26 @@ export class GatewayDnsReconciler {
       await this.writeStatus(gw, previous);
     }
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
+    // Taken before anything reads: what this GatewayDNS no longer names stops now.
+    this.watches.hold(
+      key,
+      watchesNamedBy({
+        namespace,
+        spec,
+        selected,
+        targets,
+        mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
+      }),
+    );
     const facts = await this.sources.factsFor(gw, spec, selected, now);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
     // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
     const mirrorWork = this.mirrors.reconcile({ gw, spec, selected, targets, facts });
     mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
-    const hostnames = customHostnames(
-      hostnameClaimOf(gw, spec.hostnames),
-      [...spec.hostnames, ...facts.flatMap((f) => f.annotatedHostnames ?? [])],
-      this.opts.domainSuffix,
-      this.hostnameClaims(gw),
-    );
+    const claim = hostnameClaimOf(gw, spec.hostnames, annotatedClaims(spec, facts));
+    this.claimsChanged(key, this.claims.set(key, claim));
+    const hostnames = customHostnames(claim, this.opts.domainSuffix, this.hostnameClaims(key));
     // One desired set per source cluster, the same for every receiving cluster, or with answer
     // localFirst computed per receiving cluster; the writer compares before it writes, so a change
     // costs one write per cluster whose shard it alters, and nothing when nothing changed.
@@ -282,16 +322,30 @@ export class GatewayDnsReconciler {
       });
   }
 
-  /** spec.hostnames of every other GatewayDNS the operator sees, in any namespace: custom names are not per team. */
-  private hostnameClaims(gw: GatewayDNS): HostnameClaim[] {
-    const self = `${gw.metadata.namespace}/${gw.metadata.name}`;
+  /**
+   * The custom host names of every other GatewayDNS the operator sees, in any namespace (custom
+   * names are not per team): spec.hostnames from the informer, annotations as their last reconcile
+   * read them.
+   */
+  private hostnameClaims(self: string): HostnameClaim[] {
     return this.opts
       .listGatewayDns('')
       .filter((o) => `${o.metadata.namespace}/${o.metadata.name}` !== self && !o.metadata.deletionTimestamp)
       .flatMap((o) => {
         const spec = validateGatewayDnsSpec(o.spec);
-        return spec.valid && spec.spec.hostnames.length ? [hostnameClaimOf(o, spec.spec.hostnames)] : [];
+        if (!spec.valid) return [];
+        const annotated = this.claims.annotatedOf(`${o.metadata.namespace}/${o.metadata.name}`);
+        return spec.spec.hostnames.length || annotated.length
+          ? [hostnameClaimOf(o, spec.spec.hostnames, annotated)]
+          : [];
       });
+  }
+
+  /** `key` took or let go of `names`: the others asking for any of them must look again. */
+  private claimsChanged(key: string, names: string[]): void {
+    if (!names.length || !this.opts.requeue) return;
+    const keys = claimantsOf(key, names, this.hostnameClaims(key));
+    if (keys.length) this.opts.requeue(keys);
   }
 
   private async withdraw(
@@ -405,10 +459,24 @@ function specOrUndefined(gw: GatewayDNS): EffectiveSpec | undefined {
   return v.valid ? v.spec : undefined;
 }
 
-function hostnameClaimOf(gw: GatewayDNS, hostnames: string[]): HostnameClaim {
+function hostnameClaimOf(gw: GatewayDNS, hostnames: string[], annotated: AnnotatedHostname[]): HostnameClaim {
   return {
     gatewayDns: `${gw.metadata.namespace}/${gw.metadata.name}`,
     createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
     hostnames,
+    ...(annotated.length ? { annotated } : {}),
   };
+}
+
+/** The fqdn annotation's names of each selected cluster's Service, each once, with where it was read. */
+function annotatedClaims(spec: EffectiveSpec, facts: ClusterFacts[]): AnnotatedHostname[] {
+  const seen = new Map<string, AnnotatedHostname>();
+  for (const f of facts)
+    for (const name of f.annotatedHostnames ?? [])
+      if (!seen.has(name))
+        seen.set(name, {
+          name,
+          from: `Service ${spec.serviceNamespace}/${spec.serviceName} in cluster ${f.cluster}`,
+        });
+  return [...seen.values()];
 }

@@ -4,12 +4,10 @@
 // from the GatewayDNS's own status, so nothing is withdrawn because a cluster
 // is briefly away.
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
-import { clusterKey, type ClusterCache } from '../clusters/cache.js';
+import type { ClusterCache } from '../clusters/cache.js';
 import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
-import { WatchHolds } from './holds.js';
 import { annotatedHostnames } from './hostnames.js';
-import type { Logger } from '../runtime/log.js';
 import { sourceService } from '../mirror/reconciler.js';
 import type { EffectiveSpec } from './validate.js';
 
@@ -17,13 +15,10 @@ export interface SourceReaderOptions {
   clusters: ClusterCache;
   /** How long a reconcile waits for a newly started watch before calling the cluster unreachable. */
   firstSyncTimeoutMs: number;
-  log?: Logger;
 }
 
 export class SourceReader {
   private readonly lastKnown = new Map<string, ClusterFacts>();
-  /** EndpointSlice watches, as "<namespace>/<cluster>|<service namespace>", held per GatewayDNS key. */
-  private readonly sliceHolds = new WatchHolds();
 
   constructor(private readonly opts: SourceReaderOptions) {}
 
@@ -33,34 +28,13 @@ export class SourceReader {
     clusters: string[],
     now: Date,
   ): Promise<ClusterFacts[]> {
-    const namespace = gw.metadata.namespace ?? '';
-    const needsSlices = readsEndpointSlices(spec);
-    this.releaseSlices(
-      this.sliceHolds.set(
-        `${namespace}/${gw.metadata.name}`,
-        needsSlices ? clusters.map((c) => `${clusterKey(namespace, c)}|${spec.serviceNamespace}`) : [],
-      ),
-    );
     return Promise.all(clusters.map((c) => this.factsOf(gw, spec, c, now)));
   }
 
-  /** The GatewayDNS is gone: forget what its clusters said, and stop the watches only it needed. */
+  /** The GatewayDNS is gone: forget what its clusters said. */
   forget(gatewayDnsKey: string): void {
     for (const key of this.lastKnown.keys())
       if (key.startsWith(`${gatewayDnsKey}|`)) this.lastKnown.delete(key);
-    this.releaseSlices(this.sliceHolds.drop(gatewayDnsKey));
-  }
-
-  private releaseSlices(released: string[]): void {
-    for (const item of released) {
-      const [cluster = '', serviceNamespace = ''] = item.split('|');
-      // Only a client that exists: releasing must not build one.
-      this.opts.clusters
-        .connected()
-        .find((r) => r.key === cluster)
-        ?.releaseEndpointSlices(serviceNamespace);
-      this.opts.log?.info('endpointslice watch released', { cluster, namespace: serviceNamespace });
-    }
   }
 
   private async factsOf(
@@ -138,7 +112,7 @@ export class SourceReader {
 }
 
 /** headless publishes the ready pods; clusterIP publishes its IP only while a pod behind it is ready. */
-function readsEndpointSlices(spec: EffectiveSpec): boolean {
+export function readsEndpointSlices(spec: EffectiveSpec): boolean {
   return spec.resolutionType === 'headless' || spec.resolutionType === 'clusterIP';
 }
 

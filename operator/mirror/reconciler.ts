@@ -140,6 +140,16 @@ export class MirrorReconciler {
     return outcomes;
   }
 
+  /**
+   * Namespaces of the mirror Services this GatewayDNS keeps or still has to
+   * withdraw: the writer reads them in every workload cluster.
+   */
+  namespacesInUse(gw: GatewayDNS, spec: EffectiveSpec | undefined): string[] {
+    const current = spec?.mirror ? [mirrorTarget(gw, spec).namespace] : [];
+    const previous = this.previousServices(gw).map((s) => s.split('/')[0] ?? '');
+    return [...new Set([...current, ...previous])].sort();
+  }
+
   forget(key: string): void {
     this.kept.delete(key);
     for (const k of this.lastKnown.keys()) if (k.startsWith(`${key}|`)) this.lastKnown.delete(k);

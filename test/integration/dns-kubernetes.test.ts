@@ -92,6 +92,42 @@ describe('dns-server in Kubernetes mode', () => {
     for (const ms of [appeared, merged, changed, gone]) expect(ms).toBeLessThan(1000);
   });
 
+  it('ends its build thread when rebuilds stop, and starts another for the next change', async () => {
+    const idle = await startDnsServer([
+      '--zone',
+      'xcc.test',
+      '--kubeconfig',
+      env.cluster(CLUSTER).kubeconfig,
+      '--build-worker-idle',
+      '200ms',
+      '--log-level',
+      'debug',
+    ]);
+    try {
+      const started = () =>
+        idle
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('"build worker started"')).length;
+      const ended = () =>
+        idle
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('"build worker ended"')).length;
+      const answerOf = async (name: string) =>
+        (await dig(idle.port, ['+short', name, 'A'])).stdout.trim().split('\n').filter(Boolean);
+      for (const value of ['10.0.2.1', '10.0.2.2']) {
+        const before = started();
+        await eventually(async () => expect(ended()).toBe(before), 5000, 50);
+        await apply(kc, [recordSet('idle', [{ name: 'idle.xcc.test', type: 'A', values: [value] }])]);
+        await eventually(async () => expect(await answerOf('idle.xcc.test')).toEqual([value]), 5000, 20);
+        expect(started()).toBe(before + 1);
+      }
+    } finally {
+      await idle.stop();
+    }
+  });
+
   it('keeps answering while the API server is stopped, and catches up after it is back', async () => {
     await apply(kc, [recordSet('steady', [{ name: 'steady.xcc.test', type: 'A', values: ['10.0.1.1'] }])]);
     await timeUntil(async () => expect(await answer('steady.xcc.test')).toEqual(['10.0.1.1']));

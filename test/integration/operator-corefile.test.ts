@@ -1,7 +1,6 @@
 // The operator keeps each workload cluster's CoreDNS forwarding the zone:
 // the Corefile reconciler against a real API server, on an environment of its
 // own (it edits kube-system/coredns, which other tests must not see change).
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -14,7 +13,7 @@ import {
 import { TestEnv } from '../support/testenv.js';
 import { eventually } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
-import { startOperator, type OperatorProcess } from '../support/operator.js';
+import { runOperatorToExit, startOperator, type OperatorProcess } from '../support/operator.js';
 import { prepareClusters } from '../support/prepare.js';
 
 const NS = 'corefile-team';
@@ -167,29 +166,11 @@ describe('operator: CoreDNS Corefile wiring', () => {
   it('--cleanup-corefiles removes the block from every cluster and exits 0', async () => {
     await op?.stop();
     op = undefined;
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(repoRoot(), 'dist', 'operator', 'main.js'),
-        '--kubeconfig',
-        env.cluster('management').kubeconfig,
-        '--no-leader-elect',
-        '--health-listen',
-        '127.0.0.1:0',
-        '--cleanup-corefiles',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.once('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
-    });
-    expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
+    const { code, logs } = await runOperatorToExit(env.cluster('management').kubeconfig, [
+      '--no-leader-elect',
+      '--cleanup-corefiles',
+    ]);
+    expect({ code, logs: code === 0 ? '' : logs }).toEqual({ code: 0, logs: '' });
     expect(await corefile()).toBe(KUBEADM);
   });
 });

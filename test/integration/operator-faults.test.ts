@@ -6,6 +6,7 @@ import { apply, eventually } from '../support/kube.js';
 import { writeEndpointSlice } from '../support/endpointslices.js';
 import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
 import {
+  deleteGatewayDns,
   metricsOf,
   readRecordSet,
   recordLines,
@@ -129,6 +130,66 @@ describe('capi-dns-controller under faults', () => {
     await setLoadBalancer(env.kubeConfig('cluster-a'), 'gw', 'envoy', [{ ip: '127.0.30.4' }]);
     await both([`${A} A 127.0.30.4`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.2,127.0.30.4`]);
     expect(ops.every((o) => o.child.exitCode === null)).toBe(true);
+  });
+
+  it('an invalid GatewayDNS lets go of its watches, as a deleted one does, and holds them again once fixed', async () => {
+    const management = env.kubeConfig('management');
+    const dbA = `db.cluster-a.${NS}.clusters.xcc.test`;
+    const writePod = async (address: string) => {
+      const kc = env.kubeConfig('cluster-a');
+      await apply(kc, [
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'held' } } as KubernetesObject,
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'db', namespace: 'held' },
+          spec: { clusterIP: 'None', ports: [{ name: 'db', port: 5432 }], selector: { app: 'db' } },
+        } as KubernetesObject,
+      ]);
+      await writeEndpointSlice(kc, {
+        namespace: 'held',
+        service: 'db',
+        name: 'db-abcde',
+        addressType: 'IPv4',
+        endpoints: [{ pod: 'db-0', address, hostname: 'db-0' }],
+        ports: [{ name: 'db', port: 5432 }],
+      });
+    };
+    const published = (address: string) =>
+      eventually(async () => {
+        const lines = recordLines(await readRecordSet(env.kubeConfig('cluster-a'), `${NS}.held`));
+        if (!lines.includes(`db-0.${dbA} A ${address}`)) throw new Error(lines.join('\n'));
+      }, 15_000);
+    const held = (resolutionType: string) =>
+      gatewayDns('held', { clusterSelector: {}, service: 'held/db', resolutionType, gatewayLabel: 'db' });
+    /** "kind cluster" of the watches of namespace "held" the operator released since log line `from`. */
+    const releasedSince = (op: OperatorProcess, from: number) =>
+      op.logs
+        .slice(from)
+        .filter((l) => l.includes('"watch released"'))
+        .map((l) => JSON.parse(l) as { kind: string; cluster: string; namespace: string })
+        .filter((l) => l.namespace === 'held')
+        .map((l) => `${l.kind} ${l.cluster}`)
+        .sort();
+    const all = ['EndpointSlice', 'Service'].flatMap((k) => [`${k} ${NS}/cluster-a`, `${k} ${NS}/cluster-b`]);
+
+    await writePod('10.31.0.1');
+    await apply(management, [held('headless')]);
+    await published('10.31.0.1');
+    const op = await leader();
+    let from = op.logs.length;
+    await apply(management, [held('magic')]);
+    await waitForReady(management, NS, 'held', 'Invalid');
+    await eventually(async () => expect(releasedSince(op, from)).toEqual(all));
+    // Fixed: read again, and following the pods again, so its watches are back.
+    await apply(management, [held('headless')]);
+    await waitForReady(management, NS, 'held', 'Ready');
+    await writePod('10.31.0.2');
+    await published('10.31.0.2');
+    // Held again: its deletion releases them once more.
+    from = op.logs.length;
+    await deleteGatewayDns(management, NS, 'held');
+    await eventually(async () => expect(releasedSince(op, from)).toEqual(all));
   });
 
   it('fails over to the other replica within 15 s of the leader being killed', async () => {

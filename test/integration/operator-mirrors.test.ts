@@ -11,7 +11,6 @@
 // Services; edge only consumes; other belongs to another management
 // namespace and must never get a mirror.
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -30,13 +29,13 @@ import { apply, eventually, installCrds, readManifests, statusCode } from '../su
 import {
   deleteGatewayDns,
   readGatewayDns,
+  runOperatorToExit,
   setLoadBalancer,
   startOperator,
   type OperatorProcess,
 } from '../support/operator.js';
 import { repoRoot } from '../support/paths.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
-import { stopChild } from '../support/stop-child.js';
 
 const NS = 'shop';
 const OTHER_NS = 'other-team';
@@ -526,26 +525,10 @@ describe('mirrors: a remote Service as a local Service with EndpointSlices', () 
     });
     await op?.stop();
     op = undefined;
-    const child = spawn(
-      process.execPath,
-      [
-        path.join(repoRoot(), 'dist', 'operator', 'main.js'),
-        '--kubeconfig',
-        env.cluster('management').kubeconfig,
-        '--cleanup-mirrors',
-        '--health-listen',
-        '127.0.0.1:0',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let logs = '';
-    child.stderr?.on('data', (d: Buffer) => (logs += d.toString()));
-    try {
-      const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-      expect({ code, logs: code === 0 ? '' : logs }).toEqual({ code: 0, logs: '' });
-    } finally {
-      await stopChild(child, 5000, 'SIGKILL');
-    }
+    const { code, logs } = await runOperatorToExit(env.cluster('management').kubeconfig, [
+      '--cleanup-mirrors',
+    ]);
+    expect({ code, logs: code === 0 ? '' : logs }).toEqual({ code: 0, logs: '' });
     expect(logs).toMatch(/mirror clean-up done/);
     expect(await readService(CONSUMER, 'db')).toBeUndefined();
     expect(await slicesIn(CONSUMER, 'db')).toEqual([]);

@@ -316,13 +316,19 @@ describe('service-level discovery', () => {
       expectWithinASecond(times);
     });
 
-    it('releases the EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
+    it('releases the Service and EndpointSlice watches when no GatewayDNS names the namespace any more', async () => {
+      // Only what this deletion releases: deleting "db" earlier released the same watches once already.
+      const from = op.logs.length;
       await deleteQuietly('pg');
       await eventually(async () => {
         const released = op.logs
-          .filter((l) => l.includes('endpointslice watch released'))
-          .map((l) => (JSON.parse(l) as { cluster: string; namespace: string }).cluster);
-        expect(released).toEqual(expect.arrayContaining([`${NS}/cluster-a`, `${NS}/cluster-b`]));
+          .slice(from)
+          .filter((l) => l.includes('"watch released"'))
+          .map((l) => JSON.parse(l) as { kind: string; cluster: string; namespace: string })
+          .map((l) => `${l.kind} ${l.cluster} ${l.namespace}`);
+        expect(released.sort()).toEqual(
+          ['EndpointSlice', 'Service'].flatMap((kind) => CLUSTERS.map((c) => `${kind} ${NS}/${c} ${SVC_NS}`)),
+        );
       });
       await everywhere(`any.${ANY}`, 'A', []);
     });
@@ -471,10 +477,23 @@ describe('service-level discovery', () => {
       expect(message).toMatch(/hostnames not served: db\.example\.com \(outside the zone xcc\.test\)/);
       expect(message).toMatch(/x\.gateway\.other\.clusters\.xcc\.test \(under clusters\.xcc\.test/);
       expect((await dig(dns['cluster-a']!.port, ['db.example.com', 'A'])).status).toBe('REFUSED');
-      // A newer GatewayDNS asking for the same name does not get it, and says so.
+      // A newer GatewayDNS asking for the same names, in spec.hostnames and through its own Service's
+      // annotation, gets neither, and says which GatewayDNS (and which annotation) holds them.
+      await setLoadBalancer(workload['cluster-a']!, SVC_NS, 'named-too', [{ ip: '127.0.32.3' }]);
+      await setLoadBalancer(workload['cluster-b']!, SVC_NS, 'named-too', [{ ip: '127.0.32.4' }]);
+      await workload['cluster-a']!.makeApiClient(CoreV1Api).patchNamespacedService(
+        {
+          name: 'named-too',
+          namespace: SVC_NS,
+          body: {
+            metadata: { annotations: { 'connectivity.tanzu.vmware.com/fqdn': 'API-op-svc.xcc.test.' } },
+          },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       await apply(management, [
         gatewayDns('named-later', {
-          service: `${SVC_NS}/named`,
+          service: `${SVC_NS}/named-too`,
           gatewayLabel: 'later',
           hostnames: ['db-op-svc.xcc.test'],
         }),
@@ -482,11 +501,19 @@ describe('service-level discovery', () => {
       const later = await eventually(async () => {
         const got = await waitForReady(management, NS, 'named-later', 'Ready');
         const m = got.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
-        if (!m.includes('claimed by the older gatewaydns')) throw new Error(m);
+        if (!m.includes('api-op-svc.xcc.test (claimed by the older gatewaydns')) throw new Error(m);
         return m;
       });
       expect(later).toMatch(/db-op-svc\.xcc\.test \(claimed by the older gatewaydns op-svc\/named\)/);
+      expect(later).toContain(
+        `api-op-svc.xcc.test (claimed by the older gatewaydns op-svc/named through the fqdn annotation on Service ${SVC_NS}/named in cluster cluster-b)`,
+      );
       await everywhere('db-op-svc.xcc.test', 'A', ['127.0.32.1', '127.0.32.2']);
+      await everywhere('api-op-svc.xcc.test', 'A', ['127.0.32.1', '127.0.32.2']);
+      // The older one gone, the newer takes both names over.
+      await deleteQuietly('named');
+      await everywhere('db-op-svc.xcc.test', 'A', ['127.0.32.3', '127.0.32.4']);
+      await everywhere('api-op-svc.xcc.test', 'A', ['127.0.32.3', '127.0.32.4']);
     } finally {
       await deleteQuietly('named-later');
       await deleteQuietly('named');

@@ -68,6 +68,39 @@ export async function startOperator(kubeconfigPath: string, args: string[] = [])
   return { child, health, logs, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') };
 }
 
+/**
+ * Runs the operator for a one-shot job (--cleanup-mirrors, --cleanup-corefiles) and waits for it
+ * to exit by itself; killed after timeoutMs, and in any case never left running behind the test.
+ */
+export async function runOperatorToExit(
+  kubeconfigPath: string,
+  args: string[],
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; logs: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(repoRoot(), 'dist', 'operator', 'main.js'),
+      '--kubeconfig',
+      kubeconfigPath,
+      '--health-listen',
+      '127.0.0.1:0',
+      ...args,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let logs = '';
+  child.stderr?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    return { code: await exited, logs };
+  } finally {
+    clearTimeout(timer);
+    await stopChild(child, 5_000, 'SIGKILL');
+  }
+}
+
 export async function metricsOf(op: OperatorProcess): Promise<Record<string, number>> {
   return metricsAt(op.health);
 }
