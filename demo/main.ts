@@ -1,30 +1,34 @@
 // npm run demo: the walkthrough on this machine, step by step. Stays up for
 // the user to try things until Ctrl-C; --once stops after the curl and exits
-// 0 only if it succeeded (for scripts and CI).
+// 0 only if it succeeded (for scripts and CI). --pods runs it with real pods
+// on real nodes; without, the operator, dns-servers and CoreDNS are local
+// processes (for machines where nodes cannot run).
 import { parseArgs } from 'node:util';
-import { addressesFor, KUARD_NAME, NAMESPACE, StepError, Walkthrough, type Progress } from './walkthrough.js';
+import { PodWalkthrough } from './pods.js';
+import { Interrupted, printProgress, StepError } from './steps.js';
+import { addressesFor, KUARD_NAME, MANAGEMENT, NAMESPACE, Walkthrough } from './walkthrough.js';
 
-const HELP = `Usage: npm run demo [-- --once] [-- --address-prefix 127.0.10]
+const HELP = `Usage: npm run demo [-- --pods] [-- --once] [-- --address-prefix 127.0.10]
 
-Runs the capi-dns walkthrough on this machine (needs root: it binds port 53
-and 80 on loopback addresses and uses a private mount namespace for the
-"pod" resolver).
+Runs the capi-dns walkthrough on this machine (as root).
 
+  --pods             with real pods: every cluster gets a node (containerd, kubelet,
+                     kube-proxy in a network namespace), the images of "npm run images"
+                     are built if missing and loaded on the nodes, and config/ and
+                     examples/ are applied as examples/README.md says
+  (without --pods)   the operator, dns-servers and CoreDNS as local processes: binds
+                     port 53 and 80 on loopback addresses and uses a private mount
+                     namespace for the "pod" resolver
   --once             run the steps, print the response, stop everything
-  --address-prefix   the 127.x.y prefix of the loopback addresses (default 127.0.10)
+  --address-prefix   the 127.x.y prefix of the loopback addresses, without --pods
+                     (default 127.0.10)
   --help             this text
 `;
-
-const progress: Progress = (e) => {
-  const tag = `[${e.step}/${e.total}]`;
-  if (e.state === 'start') process.stdout.write(`${tag} ${e.title} ...\n`);
-  else if (e.state === 'ok') process.stdout.write(`${tag} ok (${((e.ms ?? 0) / 1000).toFixed(1)} s)\n`);
-  else process.stdout.write(`${tag} FAILED: ${e.detail ?? ''}\n`);
-};
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
+      pods: { type: 'boolean', default: false },
       once: { type: 'boolean', default: false },
       'address-prefix': { type: 'string', default: '127.0.10' },
       help: { type: 'boolean', default: false },
@@ -34,10 +38,21 @@ async function main(): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const addresses = addressesFor(values['address-prefix']);
+  return values.pods ? runPods(values.once) : runProcesses(values.once, values['address-prefix']);
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}
+
+async function runProcesses(once: boolean, addressPrefix: string): Promise<number> {
+  const addresses = addressesFor(addressPrefix);
   let walkthrough: Walkthrough;
   try {
-    walkthrough = await Walkthrough.run({ addresses, progress });
+    walkthrough = await Walkthrough.run({ addresses, progress: printProgress });
   } catch (err) {
     if (err instanceof StepError) {
       process.stderr.write(`\n${err.message}\n`);
@@ -49,7 +64,7 @@ async function main(): Promise<number> {
     const pod = walkthrough.workload('cluster-b').pod;
     const response = await pod.curl(`http://${KUARD_NAME}`);
     process.stdout.write(`\n$ curl http://${KUARD_NAME}   # from a pod in cluster-b\n${response}\n`);
-    if (values.once) return 0;
+    if (once) return 0;
     const env = walkthrough.env?.info;
     const kubeconfig = (name: string) => env?.clusters.find((c) => c.name === name)?.kubeconfig ?? '';
     process.stdout.write(`The walkthrough is up. Try:
@@ -62,14 +77,74 @@ async function main(): Promise<number> {
 kubectl is ${walkthrough.managementKubectl().binary}; logs are in ${walkthrough.logDir}
 Press Ctrl-C to stop everything.
 `);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilSignal();
     process.stdout.write('\nstopping ...\n');
     return 0;
   } finally {
     await walkthrough.stop();
+  }
+}
+
+async function runPods(once: boolean): Promise<number> {
+  // From the start: Ctrl-C during a step must still stop the nodes (their
+  // containers, mounts, network namespaces and links) before we exit.
+  const interrupt = new AbortController();
+  const interrupted = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      if (interrupt.signal.aborted) {
+        process.stdout.write('still stopping the nodes (containers, mounts, network namespaces) ...\n');
+        return;
+      }
+      process.stdout.write('\nstopping ...\n');
+      interrupt.abort();
+      resolve();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  let w: PodWalkthrough;
+  try {
+    w = await PodWalkthrough.run({
+      progress: printProgress,
+      signal: interrupt.signal,
+      keepLogsOnFailure: true,
+    });
+  } catch (err) {
+    if (err instanceof Interrupted) return 130;
+    if (err instanceof StepError) {
+      process.stderr.write(`\n${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    // The README's command as typed: no curl flags.
+    const args = w.curlArgs('kuard-test', []);
+    const response = await w.curlFromClusterB('kuard-test', []);
+    const b = w.kubectl('cluster-b');
+    process.stdout.write(`\n$ ${b.line(args)}\n${response}\n`);
+    if (once) return 0;
+    const env = w.requireEnv();
+    const node = env.node('cluster-b');
+    const m = w.kubectl(MANAGEMENT);
+    process.stdout.write(`The walkthrough is up, with real pods. Try:
+  ${m.line(['-n', NAMESPACE, 'get', 'gatewaydns,clusters'])}
+  ${m.line(['-n', 'capi-dns-system', 'logs', 'deployment/capi-dns-controller'])}
+  ${b.line(['get', 'pods', '-A', '-o', 'wide'])}
+  ${b.line(['-n', 'capi-dns', 'get', 'dnsrecordsets', '-o', 'yaml'])}
+  ${b.line(['-n', 'kube-system', 'get', 'configmap', 'coredns', '-o', 'yaml'])}
+  ip netns exec ${node.netns} dig @${node.dnsIP} ${KUARD_NAME}   # cluster-b's kube-dns Service, from its node
+  ${b.line(w.curlArgs('kuard-test', []))}
+kubectl is ${b.binary}; the nodes' and pods' logs are below ${env.info.dir}/*/node/
+Press Ctrl-C to stop everything.
+`);
+    await interrupted;
+    return 0;
+  } catch (err) {
+    if (interrupt.signal.aborted) return 130;
+    throw err;
+  } finally {
+    await w.stop();
   }
 }
 

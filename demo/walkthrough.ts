@@ -22,6 +22,7 @@ import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js
 import { startKuard, type Kuard } from './kuard.js';
 import { Kubectl } from './kubectl.js';
 import { PodNetwork } from './pod.js';
+import { StepRunner, type Progress } from './steps.js';
 
 export const MANAGEMENT = 'management';
 export const NAMESPACE = 'dev-team';
@@ -45,15 +46,6 @@ export function addressesFor(prefix: string): Addresses {
   };
 }
 
-export type Progress = (event: {
-  step: number;
-  total: number;
-  title: string;
-  state: 'start' | 'ok' | 'failed';
-  detail?: string;
-  ms?: number;
-}) => void;
-
 export interface WalkthroughOptions {
   addresses: Addresses;
   progress?: Progress;
@@ -69,16 +61,6 @@ interface WorkloadParts {
   pod: PodNetwork;
 }
 
-export class StepError extends Error {
-  constructor(
-    readonly step: string,
-    readonly logDir: string,
-    cause: Error,
-  ) {
-    super(`step "${step}" failed: ${cause.message}\nlogs: ${logDir}`);
-  }
-}
-
 export class Walkthrough {
   readonly dir: string;
   readonly logDir: string;
@@ -89,13 +71,14 @@ export class Walkthrough {
   readonly workloads = new Map<string, WorkloadParts>();
   private readonly coreDnsProcesses: CoreDnsProcess[] = [];
   private management?: Kubectl;
-  private stepNo = 0;
+  private readonly steps: StepRunner;
 
   private constructor(readonly opts: WalkthroughOptions) {
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-walkthrough-'));
     this.logDir = path.join(this.dir, 'logs');
     mkdirSync(this.logDir);
     this.processes = new ProcessGroup(this.logDir);
+    this.steps = new StepRunner(Walkthrough.STEPS, this.logDir, opts.progress);
   }
 
   static readonly STEPS = 8;
@@ -114,26 +97,8 @@ export class Walkthrough {
     }
   }
 
-  private async step<T>(title: string, fn: () => Promise<T>): Promise<T> {
-    const step = ++this.stepNo;
-    const total = Walkthrough.STEPS;
-    const began = Date.now();
-    this.opts.progress?.({ step, total, title, state: 'start' });
-    try {
-      const out = await fn();
-      this.opts.progress?.({ step, total, title, state: 'ok', ms: Date.now() - began });
-      return out;
-    } catch (err) {
-      this.opts.progress?.({
-        step,
-        total,
-        title,
-        state: 'failed',
-        detail: (err as Error).message,
-        ms: Date.now() - began,
-      });
-      throw new StepError(title, this.logDir, err as Error);
-    }
+  private step<T>(title: string, fn: () => Promise<T>): Promise<T> {
+    return this.steps.run(title, fn);
   }
 
   private async runSteps(): Promise<void> {

@@ -22,13 +22,22 @@ export function imageRef(images: Map<string, BuiltImage>, name: ImageName): stri
   return image.ref;
 }
 
-/** Builds (or reuses) the images and starts an environment whose every cluster has a node. */
+/** Nodes need root: network namespaces, cgroups, mounts. */
+export function requireRootForNodes(): void {
+  if (process.getuid?.() !== 0)
+    throw new Error('nodes need root (network namespaces, cgroups, mounts): run this as root');
+}
+
+/**
+ * Starts an environment whose every cluster has a node with the images on it;
+ * builds (or reuses) the images unless given.
+ */
 export async function startWithNodes(
   workloadClusters: string[],
+  built?: Map<string, BuiltImage>,
 ): Promise<{ env: TestEnv; images: Map<string, BuiltImage> }> {
-  if (process.getuid?.() !== 0)
-    throw new Error('nodes need root (network namespaces, cgroups, mounts): run this test as root');
-  const images = await buildImages();
+  requireRootForNodes();
+  const images = built ?? (await buildImages());
   const env = await TestEnv.start({ workloadClusters, nodes: nodeOptionsOf(images), timeoutMs: 300_000 });
   return { env, images };
 }

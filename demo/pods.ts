@@ -1,0 +1,333 @@
+// The walkthrough with real pods (`npm run demo -- --pods`; the e2e test
+// test/e2e/real-pods.test.ts runs the same steps): every cluster has a real
+// node (testenv --nodes), and the commands of examples/README.md run as a
+// user types them: `kubectl apply -k config/default` and `config/workload`
+// (a kustomize `images:` overlay points them at the images of `npm run
+// images`, loaded on every node), CoreDNS as kubeadm runs it, whose ConfigMap
+// the operator patches, kuard from examples/ with the envoy LoadBalancer
+// status a cloud controller would write (an address cluster-a's kube-proxy
+// sends to the kuard pod), the GatewayDNS from examples/, and `kubectl run …
+// curl` in cluster-b. Needs root.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { registerWorkloadCluster } from '../test/support/capi.js';
+import { buildImages, type BuiltImage, type ImageName } from '../test/support/images.js';
+import { eventually, installCrds, readManifests } from '../test/support/kube.js';
+import { imageRef, requireRootForNodes, startWithNodes } from '../test/support/nodes.js';
+import { binPath, repoRoot } from '../test/support/paths.js';
+import type { TestEnv } from '../test/support/testenv.js';
+import { Kubectl } from './kubectl.js';
+import { writeOverlay } from './overlay.js';
+import { collectPodLogs } from './pod-logs.js';
+import { StepRunner, type Progress } from './steps.js';
+import { CLUSTERS, KUARD_NAME, MANAGEMENT, NAMESPACE } from './walkthrough.js';
+
+/** One step of the walkthrough: the demo prints its title, the e2e test names a test after it. */
+export interface PodStep {
+  title: string;
+  run(w: PodWalkthrough): Promise<void>;
+}
+
+export interface PodWalkthroughOptions {
+  progress?: Progress;
+  /** Aborting (Ctrl-C) stops everything; the step under way then fails and no further one starts. */
+  signal?: AbortSignal;
+  /** On a failed step collect the nodes', pods' and API servers' logs and keep them (the demo). */
+  keepLogsOnFailure?: boolean;
+}
+
+const WAIT = '--timeout=120s';
+
+export class PodWalkthrough {
+  static readonly steps: readonly PodStep[] = [
+    {
+      title: 'Build the images (npm run images): controller, dns-server, CoreDNS, kuard, curl, pause',
+      run: (w) => w.buildImages(),
+    },
+    {
+      title:
+        'Start the management cluster, cluster-a and cluster-b, each with a node (containerd, kubelet, kube-proxy) and a controller-manager and scheduler',
+      run: (w) => w.startClusters(),
+    },
+    {
+      title: 'Run CoreDNS in each workload cluster as kubeadm does (Deployment, kube-dns Service, ConfigMap)',
+      run: (w) => w.installCoreDns(),
+    },
+    {
+      title: 'Cluster API stand-in: Cluster CRD, Clusters and kubeconfig Secrets in dev-team',
+      run: (w) => w.registerClusters(),
+    },
+    {
+      title:
+        'kubectl apply -k config/default on the management cluster; the operator Deployment is Available',
+      run: (w) => w.installOperator(),
+    },
+    {
+      title:
+        'kubectl apply -k config/workload in each workload cluster; the dns-server Deployments are Available',
+      run: (w) => w.installDnsServers(),
+    },
+    {
+      title: "Deploy kuard (examples/kuard.yaml) in cluster-a; set the envoy Service's LoadBalancer address",
+      run: (w) => w.deployKuard(),
+    },
+    {
+      title:
+        'Label the Clusters hasContour=true, apply the GatewayDNS; it is Ready and both Corefiles forward the zone',
+      run: (w) => w.applyGatewayDns(),
+    },
+    {
+      title: `kubectl run kuard-test … -- curl http://${KUARD_NAME} in cluster-b (kubelet refreshes CoreDNS's Corefile within a minute)`,
+      run: (w) => w.firstCurl(),
+    },
+  ];
+
+  readonly dir: string;
+  readonly logDir: string;
+  env?: TestEnv;
+  images?: Map<string, BuiltImage>;
+  /** How long the first curl took to be answered after its first try, in ms. */
+  firstCurlMs?: number;
+  private readonly runner: StepRunner;
+
+  constructor(readonly opts: PodWalkthroughOptions = {}) {
+    this.dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-pods-'));
+    this.logDir = path.join(this.dir, 'logs');
+    mkdirSync(this.logDir);
+    this.runner = new StepRunner(PodWalkthrough.steps.length, this.logDir, opts.progress, opts.signal);
+    // Stopping the environment makes whatever a step awaits fail at once.
+    opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
+  }
+
+  /** Runs every step; on failure (or Ctrl-C) stops everything and throws a StepError (or Interrupted). */
+  static async run(opts: PodWalkthroughOptions = {}): Promise<PodWalkthrough> {
+    const w = new PodWalkthrough(opts);
+    try {
+      for (const step of PodWalkthrough.steps) await w.runner.run(step.title, () => step.run(w));
+      return w;
+    } catch (err) {
+      const keepLogs = (opts.keepLogsOnFailure ?? false) && !opts.signal?.aborted;
+      if (keepLogs && w.env) await collectPodLogs(w.env, w.logDir, (c) => w.kubectl(c));
+      await w.stop({ keepLogs });
+      throw err;
+    }
+  }
+
+  requireEnv(): TestEnv {
+    if (!this.env) throw new Error('pod walkthrough: the test environment is not running');
+    return this.env;
+  }
+
+  kubectl(cluster: string): Kubectl {
+    return new Kubectl(binPath('kubectl'), this.requireEnv().cluster(cluster).kubeconfig);
+  }
+
+  ref(name: ImageName): string {
+    if (!this.images) throw new Error('pod walkthrough: the images are not built yet');
+    return imageRef(this.images, name);
+  }
+
+  async buildImages(): Promise<void> {
+    requireRootForNodes();
+    this.images = await buildImages();
+  }
+
+  async startClusters(): Promise<void> {
+    if (!this.images) throw new Error('pod walkthrough: the images are not built yet');
+    ({ env: this.env } = await startWithNodes([...CLUSTERS], this.images));
+  }
+
+  async installCoreDns(): Promise<void> {
+    const template = readFileSync(path.join(repoRoot(), 'demo', 'manifests', 'coredns.yaml'), 'utf8');
+    for (const cluster of CLUSTERS) {
+      const file = path.join(this.dir, `coredns-${cluster}.yaml`);
+      writeFileSync(
+        file,
+        template
+          .replaceAll('COREDNS_IMAGE', this.ref('coredns'))
+          .replaceAll('DNS_IP', this.requireEnv().node(cluster).dnsIP),
+      );
+      await this.kubectl(cluster).run(['apply', '-f', file]);
+    }
+    for (const cluster of CLUSTERS)
+      await this.kubectl(cluster).run([
+        '-n',
+        'kube-system',
+        'wait',
+        'deployment/coredns',
+        '--for=condition=Available',
+        WAIT,
+      ]);
+  }
+
+  async registerClusters(): Promise<void> {
+    const env = this.requireEnv();
+    const management = env.kubeConfig(MANAGEMENT);
+    // Cluster API's Cluster CRD, as on any management cluster.
+    await installCrds(management, readManifests(path.join(repoRoot(), 'test', 'fixtures')));
+    for (const cluster of CLUSTERS)
+      await registerWorkloadCluster(management, {
+        namespace: NAMESPACE,
+        cluster,
+        // The operator's pods read this kubeconfig: it names the API server as pods reach it.
+        kubeconfigPath: env.node(cluster).kubeconfig,
+      });
+  }
+
+  async installOperator(): Promise<void> {
+    const overlay = writeOverlay(this.dir, 'default', path.join(repoRoot(), 'config', 'default'), [
+      ['ghcr.io/capi-dns/capi-dns-controller', this.ref('capi-dns-controller')],
+    ]);
+    const management = this.kubectl(MANAGEMENT);
+    await management.run(['apply', '-k', overlay]);
+    await management.run([
+      '-n',
+      'capi-dns-system',
+      'wait',
+      'deployment/capi-dns-controller',
+      '--for=condition=Available',
+      WAIT,
+    ]);
+  }
+
+  async installDnsServers(): Promise<void> {
+    const overlay = writeOverlay(this.dir, 'workload', path.join(repoRoot(), 'config', 'workload'), [
+      ['ghcr.io/capi-dns/dns-server', this.ref('dns-server')],
+    ]);
+    for (const cluster of CLUSTERS) await this.kubectl(cluster).run(['apply', '-k', overlay]);
+    for (const cluster of CLUSTERS)
+      await this.kubectl(cluster).run([
+        '-n',
+        'capi-dns',
+        'wait',
+        'deployment/capi-dns-server',
+        '--for=condition=Available',
+        WAIT,
+      ]);
+  }
+
+  /** The LoadBalancer address of cluster-a's envoy Service: every node routes it to cluster-a's node. */
+  kuardAddress(): string {
+    return this.requireEnv()
+      .node('cluster-a')
+      .loadBalancerCIDR.replace(/0\/24$/, '10');
+  }
+
+  async deployKuard(): Promise<void> {
+    const a = this.kubectl('cluster-a');
+    const folder = writeOverlay(this.dir, 'kuard', 'kuard.yaml', [
+      ['gcr.io/kuar-demo/kuard-amd64', this.ref('kuard')],
+    ]);
+    writeFileSync(
+      path.join(folder, 'kuard.yaml'),
+      readFileSync(path.join(repoRoot(), 'examples', 'kuard.yaml')),
+    );
+    await a.run(['apply', '-k', folder]);
+    await a.run(['-n', 'projectcontour', 'wait', 'deployment/kuard', '--for=condition=Available', WAIT]);
+    // What a cloud controller writes; cluster-a's kube-proxy sends the address to the kuard pod.
+    await a.run([
+      '-n',
+      'projectcontour',
+      'patch',
+      'service',
+      'envoy',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: this.kuardAddress() }] } } }),
+    ]);
+  }
+
+  async applyGatewayDns(): Promise<void> {
+    const management = this.kubectl(MANAGEMENT);
+    await management.run([
+      '-n',
+      NAMESPACE,
+      'label',
+      'cluster',
+      ...CLUSTERS,
+      'hasContour=true',
+      '--overwrite',
+    ]);
+    await management.run(['apply', '-f', path.join(repoRoot(), 'examples', 'dev-team-gateway-dns.yaml')]);
+    await management.run([
+      '-n',
+      NAMESPACE,
+      'wait',
+      'gatewaydns/dev-team-gateway-dns',
+      '--for=condition=Ready',
+      '--timeout=60s',
+    ]);
+    for (const cluster of CLUSTERS)
+      await eventually(
+        async () => {
+          if (!(await this.corefile(cluster)).includes('xcc.test:53'))
+            throw new Error(`${cluster}: the operator has not patched the Corefile yet`);
+        },
+        30_000,
+        500,
+      );
+  }
+
+  /** kube-system/coredns's Corefile in a cluster. */
+  corefile(cluster: string): Promise<string> {
+    return this.kubectl(cluster).run([
+      '-n',
+      'kube-system',
+      'get',
+      'configmap',
+      'coredns',
+      '-o',
+      'jsonpath={.data.Corefile}',
+    ]);
+  }
+
+  async firstCurl(): Promise<void> {
+    const began = Date.now();
+    // kubelet updates a ConfigMap volume on its next sync of the pod (up to a
+    // minute), and CoreDNS reloads the Corefile 2 s later.
+    await eventually(() => this.curlFromClusterB('kuard-test'), 150_000, 2_000);
+    this.firstCurlMs = Date.now() - began;
+  }
+
+  /** The README's curl as kubectl arguments: a pod of cluster-b that curls kuard by name. */
+  curlArgs(pod: string, curlFlags = ['-sS', '--max-time', '5']): string[] {
+    return [
+      'run',
+      pod,
+      '-i',
+      '--rm',
+      `--image=${this.ref('curl')}`,
+      '--restart=Never',
+      '--',
+      'curl',
+      ...curlFlags,
+      `http://${KUARD_NAME}`,
+    ];
+  }
+
+  /** Runs that curl in cluster-b; its output, or an error unless kuard answered for the name. */
+  async curlFromClusterB(pod: string, curlFlags?: string[]): Promise<string> {
+    const b = this.kubectl('cluster-b');
+    try {
+      const out = await b.run(this.curlArgs(pod, curlFlags));
+      if (!out.includes('kuard: hello from') || !out.includes(`(${KUARD_NAME}/)`))
+        throw new Error(`no answer from kuard: ${out}`);
+      return out;
+    } catch (err) {
+      // A kubectl that timed out leaves its pod, and the next try of that name would fail on it.
+      await b.run(['delete', 'pod', pod, '--ignore-not-found', '--wait=true']).catch((cleanup: unknown) => {
+        (err as Error).message += `\n(deleting pod ${pod} failed too: ${(cleanup as Error).message})`;
+      });
+      throw err;
+    }
+  }
+
+  /** Stops the environment (its nodes: containers, mounts, network namespaces, links); keeps the logs if asked. */
+  async stop(opts: { keepLogs?: boolean } = {}): Promise<void> {
+    // Safe to call twice, also at once (Ctrl-C while a failed run stops): TestEnv.stop is.
+    await this.env?.stop();
+    if (!opts.keepLogs) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
