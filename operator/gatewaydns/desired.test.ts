@@ -2,6 +2,7 @@ import {
   recordSetsFor,
   recordsFor,
   shardsFor,
+  shardViews,
   claimedDomains,
   conflictsFor,
   type DesiredInput,
@@ -160,6 +161,32 @@ describe('recordsFor', () => {
       expect(records.filter((r) => r.name.startsWith('*.gateway.a.')).map((r) => r.values)).toEqual([
         ['10.0.0.1'],
       ]);
+    });
+
+    it('shares one view between receiving clusters that see the same, and the per-cluster records between views', () => {
+      const views = shardViews(
+        input({ spec: spec({ resolutionType: 'headless', answer: 'localFirst' }), facts: three }),
+      );
+      expect(['a', 'b', 'c', 'z'].map((c) => views.viewOf(c))).toEqual(['a', 'b', '', '']);
+      expect(views.shards('c')).toBe(views.shards('z'));
+      // The same shards as computed alone for each receiving cluster.
+      for (const receivingCluster of ['a', 'b', 'c'])
+        expect(views.shards(receivingCluster)).toEqual(
+          shardsFor(
+            input({
+              spec: spec({ resolutionType: 'headless', answer: 'localFirst' }),
+              facts: three,
+              receivingCluster,
+            }),
+          ),
+        );
+      // Seen from a, b's shard holds b's own names only: the very list the union view extends.
+      expect(
+        views
+          .shards('a')
+          .get('b')!
+          .some((r) => r.name === any),
+      ).toBe(false);
     });
 
     it('answer all ignores the receiving cluster', () => {

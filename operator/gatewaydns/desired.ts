@@ -35,13 +35,22 @@ export interface DesiredInput {
 
 /** The record sets of one GatewayDNS, one per source cluster that contributes records. */
 export function recordSetsFor(input: DesiredInput, recordsNamespace: string): DNSRecordSet[] {
-  return [...shardsFor(input)].map(([cluster, records]) => ({
+  return recordSetsOf(input, shardsFor(input), recordsNamespace);
+}
+
+/** Shards (see shardsFor) as the DNSRecordSet objects that carry them. */
+export function recordSetsOf(
+  owner: { namespace: string; name: string },
+  shards: Map<string, DNSRecord[]>,
+  recordsNamespace: string,
+): DNSRecordSet[] {
+  return [...shards].map(([cluster, records]) => ({
     apiVersion: API_VERSION,
     kind: DNSRECORDSET_KIND,
     metadata: {
-      name: recordSetName(input.namespace, input.name, cluster),
+      name: recordSetName(owner.namespace, owner.name, cluster),
       namespace: recordsNamespace,
-      labels: recordSetLabels(input.namespace, input.name, cluster),
+      labels: recordSetLabels(owner.namespace, owner.name, cluster),
     },
     spec: { records },
   }));
@@ -62,6 +71,23 @@ export function recordsFor(input: DesiredInput): DNSRecord[] {
  * back to the union).
  */
 export function shardsFor(input: DesiredInput): Map<string, DNSRecord[]> {
+  return shardViews(input).shards(input.receivingCluster);
+}
+
+/**
+ * shardsFor, for every receiving cluster of one reconcile. With answer
+ * localFirst each receiving cluster that answers locally sees other shards;
+ * the per-cluster names, most of a large Service's records, are the same in
+ * all of them and are computed once, and receiving clusters that see the same
+ * view share its result.
+ */
+export interface ShardViews {
+  /** The view a receiving cluster gets: the cluster itself where it answers locally, "" for the union. */
+  viewOf(receivingCluster?: string): string;
+  shards(receivingCluster?: string): Map<string, DNSRecord[]>;
+}
+
+export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): ShardViews {
   const { spec, namespace, suffix } = input;
   const ttl = spec.ttl;
   const withAddresses = [...input.facts]
@@ -69,24 +95,13 @@ export function shardsFor(input: DesiredInput): Map<string, DNSRecord[]> {
     .sort((a, b) => byCodePoint(a.cluster, b.cluster));
   const nodePort = spec.resolutionType === 'nodePort';
   const headless = spec.resolutionType === 'headless';
-  // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
-  // its own; every other cluster (and this one, once it has none) gets the union.
-  const local =
-    spec.answer === 'localFirst'
-      ? withAddresses.find((f) => f.cluster === input.receivingCluster)
-      : undefined;
-  const answering = new Set(local ? [local] : withAddresses);
-  // A CNAME has one target and no other data beside it (RFC 1034 section 3.6.2): the shared
-  // names alias the smallest host name, and only when no answering cluster has an address.
-  const anyIp = [...answering].some((f) => hasIp(f.addresses));
-  const cnameTarget = anyIp
-    ? undefined
-    : [...answering].flatMap((f) => f.addresses.filter((a) => isIP(a) === 0)).sort(byCodePoint)[0];
   const shared = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
+  const kept = (records: DNSRecord[]) =>
+    records.filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)));
 
-  const shards = new Map<string, DNSRecord[]>();
-  for (const facts of withAddresses) {
+  // Each cluster's own names, the same in every view.
+  const own = withAddresses.map((facts) => {
     const records: DNSRecord[] = [];
     const domain = clusterGatewayDomain(spec.gatewayLabel, facts.cluster, namespace, suffix);
     records.push(...addressRecords(wildcard(domain), facts.addresses, ttl));
@@ -101,25 +116,57 @@ export function shardsFor(input: DesiredInput): Map<string, DNSRecord[]> {
       for (const port of facts.ports)
         records.push(srv(srvName(port.name, port.protocol, domain), [srvValue(port, domain)], ttl));
     }
-    if (answering.has(facts)) {
-      const own = anyIp
-        ? facts.addresses.filter((a) => isIP(a) !== 0)
-        : cnameTarget !== undefined && facts.addresses.includes(cnameTarget)
-          ? [cnameTarget]
-          : [];
-      for (const name of [wildcard(shared), ...(input.hostnames ?? [])])
-        records.push(...addressRecords(name, own, ttl));
-      if (nodePort && hasIp(facts.addresses))
-        for (const port of facts.ports)
-          records.push(srv(srvName(port.name, port.protocol, shared), [srvValue(port, domain)], ttl));
-      for (const [labels, values] of headlessSrv) records.push(srv(`${labels}.${shared}`, values, ttl));
+    return { facts, domain, headlessSrv, records: kept(records).sort(byRecord) };
+  });
+
+  const viewOf = (receivingCluster?: string) =>
+    spec.answer === 'localFirst'
+      ? (withAddresses.find((f) => f.cluster === receivingCluster)?.cluster ?? '')
+      : '';
+  const views = new Map<string, Map<string, DNSRecord[]>>();
+  const view = (local: string): Map<string, DNSRecord[]> => {
+    // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
+    // its own; every other cluster (and this one, once it has none) gets the union.
+    const answering = new Set(local ? withAddresses.filter((f) => f.cluster === local) : withAddresses);
+    // A CNAME has one target and no other data beside it (RFC 1034 section 3.6.2): the shared
+    // names alias the smallest host name, and only when no answering cluster has an address.
+    const anyIp = [...answering].some((f) => hasIp(f.addresses));
+    const cnameTarget = anyIp
+      ? undefined
+      : [...answering].flatMap((f) => f.addresses.filter((a) => isIP(a) === 0)).sort(byCodePoint)[0];
+    const shards = new Map<string, DNSRecord[]>();
+    for (const { facts, domain, headlessSrv, records } of own) {
+      let shard = records;
+      if (answering.has(facts)) {
+        const sharedRecords: DNSRecord[] = [];
+        const addresses = anyIp
+          ? facts.addresses.filter((a) => isIP(a) !== 0)
+          : cnameTarget !== undefined && facts.addresses.includes(cnameTarget)
+            ? [cnameTarget]
+            : [];
+        for (const name of [wildcard(shared), ...(input.hostnames ?? [])])
+          sharedRecords.push(...addressRecords(name, addresses, ttl));
+        if (nodePort && hasIp(facts.addresses))
+          for (const port of facts.ports)
+            sharedRecords.push(srv(srvName(port.name, port.protocol, shared), [srvValue(port, domain)], ttl));
+        for (const [labels, values] of headlessSrv)
+          sharedRecords.push(srv(`${labels}.${shared}`, values, ttl));
+        // Appended to a sorted list: the sort is a merge of two runs.
+        shard = [...records, ...kept(sharedRecords)].sort(byRecord);
+      }
+      if (shard.length) shards.set(facts.cluster, shard);
     }
-    const kept = records
-      .filter((r) => !excluded.some((d) => isAtOrUnder(r.name.toLowerCase(), d)))
-      .sort(byRecord);
-    if (kept.length) shards.set(facts.cluster, kept);
-  }
-  return shards;
+    return shards;
+  };
+  return {
+    viewOf,
+    shards(receivingCluster) {
+      const local = viewOf(receivingCluster);
+      let shards = views.get(local);
+      if (!shards) views.set(local, (shards = view(local)));
+      return shards;
+    },
+  };
 }
 
 /** Records of the same name and type become one with the union of their values, as a dns-server merges them. */

@@ -18,8 +18,8 @@ import { sameJson, withTimeout } from '../runtime/equal.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { claimedDomains, conflictsFor, recordSetsFor, type Claim } from './desired.js';
-import { fitRecordSets } from './limits.js';
+import { claimedDomains, conflictsFor, recordSetsOf, shardViews, type Claim } from './desired.js';
+import { fitRecordSets, type Omission } from './limits.js';
 import { customHostnames, type AnnotatedHostname, type HostnameClaim } from './hostnames.js';
 import { HostnameClaims, claimantsOf } from './claims.js';
 import { READY } from './conditions.js';
@@ -27,7 +27,7 @@ import { SourceReader } from './sources.js';
 import type { ClusterFacts } from './facts.js';
 import { WorkloadWatches, watchesNamedBy } from './watches.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
-import { RecordSetWriter, desiredRecordSet, type SyncResult } from './targets.js';
+import { RecordSetWriter, desiredRecordSet, type DesiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
@@ -209,25 +209,32 @@ export class GatewayDnsReconciler {
     // One desired set per source cluster, the same for every receiving cluster, or with answer
     // localFirst computed per receiving cluster; the writer compares before it writes, so a change
     // costs one write per cluster whose shard it alters, and nothing when nothing changed.
-    const desiredFor = (receivingCluster?: string) =>
-      fitRecordSets(
-        recordSetsFor(
-          {
-            namespace,
-            name,
-            spec,
-            suffix: this.opts.domainSuffix,
-            facts,
-            excludedDomains: conflict.lostDomains,
-            hostnames: hostnames.served,
-            ...(receivingCluster ? { receivingCluster } : {}),
-          },
-          this.opts.recordsNamespace,
-        ),
-      );
+    const views = shardViews({
+      namespace,
+      name,
+      spec,
+      suffix: this.opts.domainSuffix,
+      facts,
+      excludedDomains: conflict.lostDomains,
+      hostnames: hostnames.served,
+    });
+    // Receiving clusters that see the same view share one computation (with answer all: every one).
+    const byView = new Map<string, { sets: DesiredRecordSet[]; omitted: Omission[] }>();
+    const desiredFor = (receivingCluster?: string) => {
+      const view = views.viewOf(receivingCluster);
+      let desired = byView.get(view);
+      if (!desired) {
+        const fitted = fitRecordSets(
+          recordSetsOf({ namespace, name }, views.shards(receivingCluster), this.opts.recordsNamespace),
+        );
+        desired = { sets: fitted.sets.map(desiredRecordSet), omitted: fitted.omitted };
+        byView.set(view, desired);
+      }
+      return desired;
+    };
     const shared = desiredFor();
     const omitted = shared.omitted;
-    const sharedSets = shared.sets.map(desiredRecordSet);
+    const sharedSets = shared.sets;
     // A set that would answer no name is not written (fitRecordSets leaves it out), and one written
     // earlier that no longer answers anything is withdrawn by the writer. With localFirst every
     // receiving cluster's sets hold the per-cluster names, so they serve exactly when the shared ones do.
@@ -244,9 +251,7 @@ export class GatewayDnsReconciler {
             namespace,
             c,
             owner,
-            spec.answer === 'localFirst' && sharedSets.length
-              ? desiredFor(c).sets.map(desiredRecordSet)
-              : sharedSets,
+            spec.answer === 'localFirst' && sharedSets.length ? desiredFor(c).sets : sharedSets,
             keep,
           ),
         ),
