@@ -1,7 +1,7 @@
 // Faults, on an environment of its own (it stops API servers): a stopped
 // workload API server, an invalid object stored under an older, looser CRD,
 // and two operator replicas of which the leader is killed.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { apply, eventually } from '../support/kube.js';
 import { writeEndpointSlice } from '../support/endpointslices.js';
 import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
@@ -44,6 +44,26 @@ function gatewayDns(name: string, spec: Record<string, unknown>): KubernetesObje
     metadata: { name, namespace: NS },
     spec,
   } as KubernetesObject;
+}
+
+/** A headless Service `db` with one ready pod db-0, as its StatefulSet and the EndpointSlice controller would leave it. */
+async function writeHeadlessDb(kc: KubeConfig, namespace: string, address: string): Promise<void> {
+  await apply(kc, [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'db', namespace },
+      spec: { clusterIP: 'None', ports: [{ name: 'db', port: 5432 }], selector: { app: 'db' } },
+    } as KubernetesObject,
+  ]);
+  await writeEndpointSlice(kc, {
+    namespace,
+    service: 'db',
+    name: 'db-abcde',
+    addressType: 'IPv4',
+    endpoints: [{ pod: 'db-0', address, hostname: 'db-0' }],
+    ports: [{ name: 'db', port: 5432 }],
+  });
 }
 
 describe('capi-dns-controller under faults', () => {
@@ -139,21 +159,8 @@ describe('capi-dns-controller under faults', () => {
       const kc = env.kubeConfig('cluster-a');
       await apply(kc, [
         { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'held' } } as KubernetesObject,
-        {
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name: 'db', namespace: 'held' },
-          spec: { clusterIP: 'None', ports: [{ name: 'db', port: 5432 }], selector: { app: 'db' } },
-        } as KubernetesObject,
       ]);
-      await writeEndpointSlice(kc, {
-        namespace: 'held',
-        service: 'db',
-        name: 'db-abcde',
-        addressType: 'IPv4',
-        endpoints: [{ pod: 'db-0', address, hostname: 'db-0' }],
-        ports: [{ name: 'db', port: 5432 }],
-      });
+      await writeHeadlessDb(kc, 'held', address);
     };
     const published = (address: string) =>
       eventually(async () => {
@@ -208,25 +215,8 @@ describe('capi-dns-controller under faults', () => {
     const management = env.kubeConfig('management');
     const dbA = `db.cluster-a.${NS}.clusters.xcc.test`;
     const dbB = `db.cluster-b.${NS}.clusters.xcc.test`;
-    const writeDb = async (cluster: string, address: string) => {
-      const kc = env.kubeConfig(cluster);
-      await apply(kc, [
-        {
-          apiVersion: 'v1',
-          kind: 'Service',
-          metadata: { name: 'db', namespace: 'gw' },
-          spec: { clusterIP: 'None', ports: [{ name: 'db', port: 5432 }], selector: { app: 'db' } },
-        } as KubernetesObject,
-      ]);
-      await writeEndpointSlice(kc, {
-        namespace: 'gw',
-        service: 'db',
-        name: 'db-abcde',
-        addressType: 'IPv4',
-        endpoints: [{ pod: 'db-0', address, hostname: 'db-0' }],
-        ports: [{ name: 'db', port: 5432 }],
-      });
-    };
+    const writeDb = (cluster: string, address: string) =>
+      writeHeadlessDb(env.kubeConfig(cluster), 'gw', address);
     const linesInA = async () => recordLines(await readRecordSet(env.kubeConfig('cluster-a'), `${NS}.db`));
     const hasLine = (line: string) =>
       eventually(async () => {

@@ -28,20 +28,25 @@ export interface OperatorProcess {
   kill(): Promise<void>;
 }
 
-export async function startOperator(kubeconfigPath: string, args: string[] = []): Promise<OperatorProcess> {
-  const health = `127.0.0.1:${await freePort()}`;
-  const child = spawn(
+/** The built operator against a cluster, its log on stderr (a pipe), nothing on stdin or stdout. */
+function spawnOperator(kubeconfigPath: string, healthListen: string, args: string[]): ChildProcess {
+  return spawn(
     process.execPath,
     [
       path.join(repoRoot(), 'dist', 'operator', 'main.js'),
       '--kubeconfig',
       kubeconfigPath,
       '--health-listen',
-      health,
+      healthListen,
       ...args,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+}
+
+export async function startOperator(kubeconfigPath: string, args: string[] = []): Promise<OperatorProcess> {
+  const health = `127.0.0.1:${await freePort()}`;
+  const child = spawnOperator(kubeconfigPath, health, args);
   const logs: string[] = [];
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -77,18 +82,7 @@ export async function runOperatorToExit(
   args: string[],
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; logs: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot(), 'dist', 'operator', 'main.js'),
-      '--kubeconfig',
-      kubeconfigPath,
-      '--health-listen',
-      '127.0.0.1:0',
-      ...args,
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const child = spawnOperator(kubeconfigPath, '127.0.0.1:0', args);
   let logs = '';
   child.stderr?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
