@@ -246,8 +246,10 @@ async function run(
       const m = await metricsAt(op!.health);
       return (m['capi_dns_recordsets_written_total'] ?? 0) + (m['capi_dns_recordsets_deleted_total'] ?? 0);
     };
+    const reconciles = async () => (await metricsAt(op!.health))['capi_dns_reconciles_total'] ?? 0;
     const latencies: number[] = [];
     const writes: number[] = [];
+    const reconcileCounts: number[] = [];
     // The operator's own share (change seen → record sets written everywhere), from its histogram:
     // what is left of the end-to-end figure is the dns-servers' watch, rebuild and answer.
     const operatorSeconds = async () => {
@@ -261,6 +263,7 @@ async function run(
     for (let i = 1; i <= changes; i++) {
       const ready = i % 2 === 0;
       const before = await written();
+      const reconcilesBefore = await reconciles();
       const t0 = performance.now();
       await slice(0, ready);
       await answeredEverywhere(ready, 30_000);
@@ -281,6 +284,7 @@ async function run(
       // Let the reconcile finish its status write before counting.
       await new Promise((r) => setTimeout(r, 300));
       writes.push((await written()) - before);
+      reconcileCounts.push((await reconciles()) - reconcilesBefore);
     }
     const operatorAfter = await operatorSeconds();
     const operatorMeanMs =
@@ -303,6 +307,7 @@ async function run(
         `  of which the operator (change seen → written in every cluster), mean: ${f(operatorMeanMs)}; end to end, mean: ${f(latencies.reduce((a, b) => a + b, 0) / latencies.length)}`,
         `  record set: ${set?.spec.records.length} records, ${Buffer.byteLength(JSON.stringify(set?.spec))} octets of spec (JSON)`,
         `  record-set writes and deletes per change: ${writes.join(' ')} (${clusterCount} clusters)`,
+        `  reconciles per change: ${reconcileCounts.join(' ')} (the operator's own writes coming back as events need none)`,
         `  record-set writes and deletes for a slice event that changes nothing: ${noopWrites}`,
         ...(mirror
           ? [

@@ -253,6 +253,8 @@ export class GatewayDnsController {
         if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);
         break;
       case 'DNSRecordSet': {
+        // Our own writes come back here too; they need no reconcile (the one that wrote them is done).
+        if (this.reconciler.isOwnRecordSetEcho(event.cluster, event.change.type, object)) break;
         // Drift: someone changed or deleted a set we own. Tenancy: only a GatewayDNS of this cluster's namespace owns it.
         const labels = object.metadata?.labels ?? {};
         if (labels[GATEWAYDNS_NAMESPACE_LABEL] === namespace && labels[GATEWAYDNS_NAME_LABEL])

@@ -3,13 +3,21 @@
 // compute the desired record set from what the selected clusters say; apply
 // it to every workload cluster of the namespace; write status. It reads the
 // world every time, so it is idempotent and survives restarts.
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { ChangeType } from '../runtime/informer.js';
 import {
   GATEWAYDNS_FINALIZER,
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
   recordSetName,
+  type DNSRecordSet,
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
@@ -289,6 +297,11 @@ export class GatewayDnsReconciler {
   }
 
   /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
+  /** A DNSRecordSet event caused by this reconciler's own write or delete (see RecordSetWriter.isOwnEcho). */
+  isOwnRecordSetEcho(cluster: string, type: ChangeType, set: KubernetesObject): boolean {
+    return this.writer.isOwnEcho(cluster, type, set as DNSRecordSet);
+  }
+
   private targetClusters(namespace: string): string[] {
     return this.opts
       .listClusters(namespace)

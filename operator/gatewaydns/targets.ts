@@ -8,6 +8,7 @@ import { API_VERSION, CONTROLLER_NAME, gatewayDnsLabels, type DNSRecordSet } fro
 import type { ClusterCache } from '../clusters/cache.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { canonical, withTimeout } from '../runtime/equal.js';
+import type { ChangeType } from '../runtime/informer.js';
 import { errorText, httpStatus } from '../runtime/log.js';
 import type { TargetOutcome } from './status.js';
 
@@ -42,6 +43,11 @@ export class RecordSetWriter {
   private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
   /** Canonical content of the cached objects, per cluster and name, valid while the resourceVersion is. */
   private readonly existingContent = new Map<string, { version: string; content: string }>();
+  /**
+   * Per cluster and name, the content of our latest write, or that our latest request deleted it;
+   * noted before the request, because its watch event often arrives before its response.
+   */
+  private readonly intended = new Map<string, { content: string } | 'deleted'>();
 
   constructor(private readonly opts: RecordSetWriterOptions) {}
 
@@ -116,6 +122,7 @@ export class RecordSetWriter {
     // deleted, so apply again: server-side apply of unchanged content is a no-op for the object.
     if (existing && last && last.content === desired.content && last.replacedVersion === existingVersion)
       return { name, changed: false };
+    this.intended.set(memoryKey, { content: desired.content });
     try {
       await withTimeout(
         remote.objects.patch(
@@ -130,6 +137,7 @@ export class RecordSetWriter {
         `apply DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
       );
     } catch (err) {
+      this.intended.delete(memoryKey);
       return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
     this.lastWrite.set(memoryKey, { content: desired.content, replacedVersion: existingVersion });
@@ -140,8 +148,10 @@ export class RecordSetWriter {
     remote: RemoteCluster,
     name: string,
   ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
-    this.lastWrite.delete(`${remote.key}|${name}`);
-    this.existingContent.delete(`${remote.key}|${name}`);
+    const memoryKey = `${remote.key}|${name}`;
+    this.lastWrite.delete(memoryKey);
+    this.existingContent.delete(memoryKey);
+    this.intended.set(memoryKey, 'deleted');
     try {
       await withTimeout(
         remote.objects.delete({
@@ -154,9 +164,35 @@ export class RecordSetWriter {
       );
     } catch (err) {
       if (httpStatus(err) === 404) return { name, changed: false };
+      this.intended.delete(memoryKey);
       return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
     return { name, changed: true };
+  }
+
+  /**
+   * Whether a watch event of a DNSRecordSet shows what our latest write or delete of it left: then
+   * there is nothing to reconcile (the reconcile that wrote it wanted exactly that, and a change of
+   * the world it read comes with its own event). Anything else, someone's edit or delete, is drift.
+   */
+  isOwnEcho(cluster: string, type: ChangeType, set: DNSRecordSet): boolean {
+    const memoryKey = `${cluster}|${set.metadata?.name ?? ''}`;
+    const intended = this.intended.get(memoryKey);
+    if (intended === undefined) return false;
+    if (type === 'delete') {
+      if (intended !== 'deleted') return false;
+      this.intended.delete(memoryKey);
+      return true;
+    }
+    if (intended === 'deleted') return false;
+    // Cached for the reconcile that may follow, as apply() caches it.
+    const version = set.metadata?.resourceVersion ?? '';
+    let cached = this.existingContent.get(memoryKey);
+    if (!cached || cached.version !== version || !version) {
+      cached = { version, content: contentOf(set) };
+      this.existingContent.set(memoryKey, cached);
+    }
+    return cached.content === intended.content;
   }
 
   /** The cluster's client with its watches synced, or why not: unreachable (failed) or no dns-server (skipped). */
