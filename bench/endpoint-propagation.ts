@@ -33,7 +33,7 @@ import {
 import { ensureNamespace } from '../test/support/capi.js';
 import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
-import { apply, eventually } from '../test/support/kube.js';
+import { apply, eventually, startRestarting } from '../test/support/kube.js';
 import { metricsAt, readRecordSet, startOperator } from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { TestEnv } from '../test/support/testenv.js';
@@ -100,15 +100,7 @@ async function watchMirrorSlices(
     };
     informer.on('add', seen);
     informer.on('update', seen);
-    let stopping = false;
-    informer.on('error', () => {
-      if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
-    });
-    await informer.start();
-    stops.push(() => {
-      stopping = true;
-      return informer.stop();
-    });
+    stops.push(await startRestarting(informer));
   }
   return { arrivals, readyIn, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
 }

@@ -12,7 +12,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { TestEnv } from '../test/support/testenv.js';
-import { apply } from '../test/support/kube.js';
+import { apply, startRestarting } from '../test/support/kube.js';
 import { setLoadBalancer, startOperator } from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
 
@@ -72,19 +72,7 @@ async function run(clusterCount: number, changes: number): Promise<void> {
       };
       informer.on('add', onObject);
       informer.on('update', onObject);
-      let stopping = false;
-      // client-node's informer stops on any error but 410; a freshly established CRD answers 429
-      // ("storage is (re)initializing") for a moment, so start again, as the operator's WatchedResource does.
-      informer.on('error', () => {
-        if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
-      });
-      await informer.start();
-      watches.push({
-        stop: () => {
-          stopping = true;
-          return informer.stop();
-        },
-      });
+      watches.push({ stop: await startRestarting(informer) });
     }
 
     op = await startOperator(env.cluster('management').kubeconfig, [

@@ -8,6 +8,7 @@ import {
   PatchStrategy,
   Watch,
   loadAllYaml,
+  type Informer,
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { httpStatus } from '../../operator/runtime/log.js';
@@ -109,5 +110,24 @@ export async function recordEvents<T>(
       controller.abort();
       if (failed) throw new Error(`watch ${path} failed: ${String(failed)}`);
     },
+  };
+}
+
+/**
+ * Starts an informer that starts again 200 ms after any error until the returned stop is called.
+ * client-node's informer stops on any error but 410, and a freshly established CRD answers 429
+ * ("storage is (re)initializing") for a moment; the operator's WatchedResource restarts the same way.
+ */
+export async function startRestarting<T extends KubernetesObject>(
+  informer: Informer<T>,
+): Promise<() => Promise<void>> {
+  let stopping = false;
+  informer.on('error', () => {
+    if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
+  });
+  await informer.start();
+  return () => {
+    stopping = true;
+    return informer.stop();
   };
 }
