@@ -17,6 +17,10 @@ export interface Flags {
   cleanupCorefiles: boolean;
   /** Delete every mirror Service and EndpointSlice (spec.mirror) from every workload cluster, then exit. */
   cleanupMirrors: boolean;
+  /** Let a kubeconfig Secret use users[].user.exec and auth-provider (they run commands in the operator). */
+  insecureKubeconfigExec: boolean;
+  /** Let a kubeconfig Secret turn off TLS verification (insecure-skip-tls-verify, an http:// server). */
+  insecureKubeconfigTls: boolean;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
@@ -41,6 +45,10 @@ Flags:
   --cleanup-corefiles                remove the forward block from every workload cluster's Corefile, then exit
   --cleanup-mirrors                  delete every mirror Service and EndpointSlice (spec.mirror) from every workload cluster, then exit
   --cleanup                          both of the above: what to run before uninstalling, with the operator scaled to zero
+  --insecure-kubeconfig-exec         let workload kubeconfig Secrets use exec and auth-provider, which run
+                                     commands inside the operator (default off: such a kubeconfig is refused)
+  --insecure-kubeconfig-tls          let workload kubeconfig Secrets set insecure-skip-tls-verify or an http://
+                                     server (default off: refused)
   --leader-elect / --no-leader-elect use a Lease so that one replica of several is active (default on)
   --leader-election-namespace NAME   namespace of the Lease (default kube-system)
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
@@ -64,6 +72,8 @@ export function parseFlags(argv: string[]): Flags {
       'cleanup-corefiles': { type: 'boolean', default: false },
       'cleanup-mirrors': { type: 'boolean', default: false },
       cleanup: { type: 'boolean', default: false },
+      'insecure-kubeconfig-exec': { type: 'boolean', default: false },
+      'insecure-kubeconfig-tls': { type: 'boolean', default: false },
       'leader-elect': { type: 'boolean', default: true },
       'no-leader-elect': { type: 'boolean', default: false },
       'leader-election-namespace': { type: 'string', default: 'kube-system' },
@@ -92,6 +102,8 @@ export function parseFlags(argv: string[]): Flags {
     manageCorefiles: !values['no-manage-corefiles'],
     cleanupCorefiles: values['cleanup-corefiles'] || values.cleanup,
     cleanupMirrors: values['cleanup-mirrors'] || values.cleanup,
+    insecureKubeconfigExec: values['insecure-kubeconfig-exec'],
+    insecureKubeconfigTls: values['insecure-kubeconfig-tls'],
     leaderElect: values['leader-elect'] && !values['no-leader-elect'],
     leaderElectionNamespace: values['leader-election-namespace'],
     leaderElectionId: values['leader-election-id'],

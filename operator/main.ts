@@ -42,6 +42,10 @@ async function main(): Promise<void> {
     domainSuffix: flags.domainSuffix,
     recordsNamespace: flags.recordsNamespace,
     workers: flags.workers,
+    kubeconfigPolicy: {
+      allowExec: flags.insecureKubeconfigExec,
+      allowInsecureTls: flags.insecureKubeconfigTls,
+    },
     events,
     metrics,
     log,

@@ -6,11 +6,12 @@
 // and subscribe to the same events instead of opening their own connections.
 import { reuseConnections } from '../../process/kube-connections.js';
 import { createHash } from 'node:crypto';
-import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import { errorText } from '../runtime/log.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
+import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
 
 export type ClusterEvent =
   /** An object watched in the workload cluster changed. */
@@ -31,6 +32,8 @@ export interface ClusterCacheOptions {
   readSecret: (namespace: string, name: string) => V1Secret | undefined;
   log: Logger;
   relistMs?: number;
+  /** What a kubeconfig Secret may ask of the operator (exec, skipping TLS verification); strict by default. */
+  kubeconfigPolicy?: KubeconfigPolicy;
 }
 
 interface Entry {
@@ -67,17 +70,19 @@ export class ClusterCache {
       );
       return undefined;
     }
-    const kc = new KubeConfig();
-    try {
-      kc.loadFromString(Buffer.from(value, 'base64').toString('utf8'));
-      if (!kc.getCurrentCluster()) throw new Error('it names no current cluster');
-    } catch (err) {
-      this.problems.set(
+    const secretName = `${namespace}/${kubeconfigSecretName(cluster)}`;
+    const text = Buffer.from(value, 'base64').toString('utf8');
+    // Untrusted input: parsed and checked field by field, never handed to loadFromString.
+    const loaded = loadUntrustedKubeconfig(text, this.opts.kubeconfigPolicy ?? STRICT_POLICY);
+    if (!loaded.ok) {
+      this.setProblem(
         key,
-        `bad kubeconfig in Secret ${namespace}/${kubeconfigSecretName(cluster)}: ${errorText(err)}`,
+        `kubeconfig of cluster ${key} refused (Secret ${secretName}, key "value"): ${loaded.error}`,
+        loaded.refusals.map((r) => r.field),
       );
       return undefined;
     }
+    const kc = loaded.kc;
     this.problems.delete(key);
     reuseConnections(kc);
     const remote = new RemoteCluster({
@@ -100,6 +105,17 @@ export class ClusterCache {
     this.entries.set(key, { remote, fingerprint: fingerprint(value) });
     this.opts.log.info('cluster client built', { cluster: key });
     return remote;
+  }
+
+  /** Records why get() gave nothing; logged once per distinct reason, not at every reconcile that asks. */
+  private setProblem(key: string, problem: string, fields?: string[]): void {
+    if (this.problems.get(key) === problem) return;
+    this.problems.set(key, problem);
+    this.opts.log.warn('cluster client not built', {
+      cluster: key,
+      error: problem,
+      ...(fields ? { fields } : {}),
+    });
   }
 
   /** Why get() gave nothing for this cluster. */

@@ -20,6 +20,7 @@ import {
   type GatewayDNS,
 } from '../../api/index.js';
 import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
+import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
 import type { EventRecorder } from '../runtime/events.js';
 import { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
@@ -41,6 +42,8 @@ export interface ControllerOptions {
   metrics: Metrics;
   log: Logger;
   relistMs?: number;
+  /** What a workload kubeconfig Secret may ask of the operator; strict when undefined. */
+  kubeconfigPolicy?: KubeconfigPolicy;
   /** Every GatewayDNS is reconciled again this often, whatever happened (a safety net, not needed for correctness). */
   resyncMs?: number;
 }
@@ -101,6 +104,7 @@ export class GatewayDnsController {
     this.clusters = new ClusterCache({
       recordsNamespace: opts.recordsNamespace,
       readSecret: (namespace, name) => this.secrets.get(name, namespace),
+      kubeconfigPolicy: opts.kubeconfigPolicy,
       log: opts.log,
       relistMs: opts.relistMs,
     });
