@@ -198,6 +198,16 @@ describe('loadUntrustedKubeconfig', () => {
     expect(user).toEqual({ name: 'workload', token: undefined, certData: CERT, keyData: KEY });
   });
 
+  it('hands the inline client certificate, key and CA to TLS, and reads no file', async () => {
+    const result = loadUntrustedKubeconfig(kubeconfig({}, CERT_USER), STRICT_POLICY);
+    if (!result.ok) throw new Error(result.error);
+    const options: { ca?: Buffer; cert?: Buffer; key?: Buffer } = {};
+    await result.kc.applyToHTTPSOptions(options);
+    expect(options.ca?.toString()).toBe(Buffer.from(CA, 'base64').toString());
+    expect(options.cert?.toString()).toBe('client cert');
+    expect(options.key?.toString()).toBe('client key');
+  });
+
   it('passes exec on only when allowed', () => {
     const result = loadUntrustedKubeconfig(kubeconfig({}, { exec: EXEC }), EXEC_ALLOWED);
     if (!result.ok) throw new Error(result.error);
