@@ -30,6 +30,8 @@ export interface ClusterCacheOptions {
   recordsNamespace: string;
   /** Reads a Secret from the management cluster (normally from an informer's cache). */
   readSecret: (namespace: string, name: string) => V1Secret | undefined;
+  /** Why a Secret that exists could not be read (say, RBAC), when readSecret gives nothing. */
+  secretProblem?: (namespace: string, name: string) => string | undefined;
   log: Logger;
   relistMs?: number;
   /** What a kubeconfig Secret may ask of the operator (exec, skipping TLS verification); strict by default. */
@@ -64,9 +66,12 @@ export class ClusterCache {
     const secret = this.opts.readSecret(namespace, kubeconfigSecretName(cluster));
     const value = secret?.data?.value;
     if (!value) {
+      const why = this.opts.secretProblem?.(namespace, kubeconfigSecretName(cluster));
       this.problems.set(
         key,
-        `no kubeconfig: Secret ${namespace}/${kubeconfigSecretName(cluster)} with key "value"`,
+        why
+          ? `no kubeconfig: ${why}`
+          : `no kubeconfig: Secret ${namespace}/${kubeconfigSecretName(cluster)} with key "value"`,
       );
       return undefined;
     }

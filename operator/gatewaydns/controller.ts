@@ -7,20 +7,18 @@ import {
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
-  type V1Secret,
 } from '@kubernetes/client-node';
 import {
-  CLUSTER_NAME_LABEL,
   GATEWAYDNS_NAME_LABEL,
   GATEWAYDNS_NAMESPACE_LABEL,
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
-  kubeconfigSecretName,
   type GatewayDNS,
 } from '../../api/index.js';
 import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
 import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
+import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
 import type { EventRecorder } from '../runtime/events.js';
 import { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
@@ -55,7 +53,8 @@ export class GatewayDnsController {
   private readonly gatewayDns: WatchedResource<Obj<GatewayDNS>>;
   /** Cluster API Clusters of the management cluster; shared with the Corefile controller. */
   readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
-  private readonly secrets: WatchedResource<V1Secret>;
+  /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
+  private readonly secrets: KubeconfigSecrets;
   private readonly queue: WorkQueue;
   private readonly reconciler: GatewayDnsReconciler;
   /** Generation and deletion state per GatewayDNS: a status-only update (often our own) enqueues nothing. */
@@ -91,19 +90,17 @@ export class GatewayDnsController {
         >,
       relistMs: opts.relistMs,
     });
-    this.secrets = new WatchedResource<V1Secret>({
+    this.secrets = new KubeconfigSecrets({
       kc,
-      path: `/api/v1${within}/secrets`,
-      list: () =>
-        ns
-          ? core.listNamespacedSecret({ namespace: ns, labelSelector: CLUSTER_NAME_LABEL })
-          : core.listSecretForAllNamespaces({ labelSelector: CLUSTER_NAME_LABEL }),
-      labelSelector: CLUSTER_NAME_LABEL,
+      namespace: ns,
+      log: opts.log,
       relistMs: opts.relistMs,
+      onChange: (namespace, cluster) => this.clusters.secretChanged(namespace, cluster),
     });
     this.clusters = new ClusterCache({
       recordsNamespace: opts.recordsNamespace,
-      readSecret: (namespace, name) => this.secrets.get(name, namespace),
+      readSecret: (namespace, name) => this.secrets.get(namespace, name),
+      secretProblem: (namespace, name) => this.secrets.problem(namespace, name),
       kubeconfigPolicy: opts.kubeconfigPolicy,
       log: opts.log,
       relistMs: opts.relistMs,
@@ -207,11 +204,6 @@ export class GatewayDnsController {
       const namespace = cluster.metadata?.namespace ?? '';
       if (type === 'delete') this.clusters.remove(namespace, cluster.metadata?.name ?? '');
       this.enqueueNamespace(namespace);
-    });
-    this.secrets.onChange((_type, secret) => {
-      const cluster = secret.metadata?.labels?.[CLUSTER_NAME_LABEL];
-      if (cluster && secret.metadata?.name === kubeconfigSecretName(cluster))
-        this.clusters.secretChanged(secret.metadata.namespace ?? '', cluster);
     });
     this.clusters.onEvent((event) => this.onClusterEvent(event));
   }

@@ -17,6 +17,29 @@ import { errorText, httpStatus } from './log.js';
 
 export type ChangeType = 'add' | 'update' | 'delete';
 
+/** Accept headers of a metadata-only watch and list (Kubernetes API concepts, "Receiving resources as metadata"). */
+export const PARTIAL_OBJECT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+export const PARTIAL_OBJECT_METADATA_LIST =
+  'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+
+type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
+
+/**
+ * The KubeConfig as client-node's Watch uses it (the current cluster, and the authentication of
+ * each request), with one Accept header set on every watch request: Watch takes no headers of its own.
+ */
+function accepting(kc: KubeConfig, accept: string): KubeConfig {
+  const view: Pick<KubeConfig, 'getCurrentCluster' | 'applySecurityAuthentication'> = {
+    getCurrentCluster: () => kc.getCurrentCluster(),
+    applySecurityAuthentication: async (ctx: RequestContext) => {
+      await kc.applySecurityAuthentication(ctx);
+      ctx.setHeaderParam('Accept', accept);
+    },
+  };
+  // Watch (client-node 2.x watch.js) calls only these two; the cast says so instead of copying a KubeConfig.
+  return view as KubeConfig;
+}
+
 export interface WatchOptions<T extends KubernetesObject> {
   kc: KubeConfig;
   /** The watch path, e.g. /api/v1/services or /apis/g/v/namespaces/ns/kind. */
@@ -25,6 +48,12 @@ export interface WatchOptions<T extends KubernetesObject> {
   labelSelector?: string;
   /** e.g. metadata.name=coredns: one object instead of a whole namespace's worth of events. */
   fieldSelector?: string;
+  /**
+   * Ask the API server for metadata only (PartialObjectMetadata, as controller-runtime's
+   * metadata-only watches do): the watch's events carry no data or spec. The list function must
+   * ask the same (PARTIAL_OBJECT_METADATA_LIST as its Accept header).
+   */
+  metadataOnly?: boolean;
   /** Full re-list period; each one is jittered by ±10 %. */
   relistMs?: number;
   minBackoffMs?: number;
@@ -57,7 +86,7 @@ export class WatchedResource<T extends KubernetesObject> {
     const reconnect = new WatchReconnectPolicy();
     this.informer = new ListWatch<T>(
       opts.path,
-      new Watch(opts.kc),
+      new Watch(opts.metadataOnly ? accepting(opts.kc, PARTIAL_OBJECT_METADATA) : opts.kc),
       opts.list,
       false,
       opts.labelSelector,

@@ -29,10 +29,16 @@ export interface OperatorProcess {
 }
 
 /** The built operator against a cluster, its log on stderr (a pipe), nothing on stdin or stdout. */
-function spawnOperator(kubeconfigPath: string, healthListen: string, args: string[]): ChildProcess {
+function spawnOperator(
+  kubeconfigPath: string,
+  healthListen: string,
+  args: string[],
+  nodeArgs: string[] = [],
+): ChildProcess {
   return spawn(
     process.execPath,
     [
+      ...nodeArgs,
       path.join(repoRoot(), 'dist', 'operator', 'main.js'),
       '--kubeconfig',
       kubeconfigPath,
@@ -44,9 +50,14 @@ function spawnOperator(kubeconfigPath: string, healthListen: string, args: strin
   );
 }
 
-export async function startOperator(kubeconfigPath: string, args: string[] = []): Promise<OperatorProcess> {
+/** nodeArgs go to Node itself, before the script (e.g. --heapsnapshot-signal). */
+export async function startOperator(
+  kubeconfigPath: string,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<OperatorProcess> {
   const health = `127.0.0.1:${await freePort()}`;
-  const child = spawnOperator(kubeconfigPath, health, args);
+  const child = spawnOperator(kubeconfigPath, health, args, nodeArgs);
   const logs: string[] = [];
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
