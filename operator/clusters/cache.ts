@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
-import { errorText } from '../runtime/log.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
 

@@ -2,7 +2,6 @@
 // Cluster, kubeconfig Secrets) and workload-cluster watches (through the
 // ClusterCache) only enqueue GatewayDNS keys; a work queue runs the reconciles.
 import {
-  CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
@@ -65,7 +64,6 @@ export class GatewayDnsController {
 
   constructor(private readonly opts: ControllerOptions) {
     const custom = opts.management.makeApiClient(CustomObjectsApi);
-    const core = opts.management.makeApiClient(CoreV1Api);
     const kc = opts.management;
     const ns = opts.namespace;
     const within = ns ? `/namespaces/${ns}` : '';
