@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { writeKubeconfigSecret } from '../support/capi.js';
 import { apply, eventually } from '../support/kube.js';
@@ -144,6 +144,18 @@ describe('capi-dns-controller with untrusted kubeconfig Secrets', () => {
       expect(op?.logs.some((l) => l.includes('users[0].user.exec') && l.includes(`${NS}/cluster-b`))).toBe(
         true,
       );
+      // A warning Event on the GatewayDNS, where `kubectl describe` shows it.
+      const core = env.kubeConfig('management').makeApiClient(CoreV1Api);
+      await eventually(async () => {
+        const events = await core.listNamespacedEvent({ namespace: NS });
+        const found = events.items.some(
+          (e) =>
+            e.type === 'Warning' &&
+            e.involvedObject.kind === 'GatewayDNS' &&
+            e.message?.includes('users[0].user.exec'),
+        );
+        if (!found) throw new Error('no warning Event naming users[0].user.exec');
+      }, 10_000);
       // The other cluster goes on; cluster-b's last known address stays published.
       await waitForRecords(env.kubeConfig('cluster-a'), SET, [
         `${A} A 127.0.40.1`,
