@@ -34,6 +34,11 @@ export interface KubeconfigSecretsOptions {
   onChange: (namespace: string, cluster: string) => void;
   /** A failed GET is tried again after this, doubling up to 30 s. */
   retryBaseMs?: number;
+  /**
+   * GETs in flight at once: the first list of hundreds of Clusters must not send hundreds of
+   * requests together (the API server's --max-requests-inflight, 400 by default, answers 429 past it).
+   */
+  maxInFlight?: number;
 }
 
 interface Read {
@@ -52,6 +57,8 @@ export class KubeconfigSecrets {
   /** namespace/name → why the last read failed. */
   private readonly failures = new Map<string, { error: string; count: number }>();
   private readonly inFlight = new Set<string>();
+  /** Waiting for a free place among maxInFlight, in arrival order: namespace/name → cluster. */
+  private readonly waiting = new Map<string, { namespace: string; name: string; cluster: string }>();
   /** Changed again while being read: read once more when the read in flight is done. */
   private readonly again = new Set<string>();
   /** Read at least once (well or not): for synced. */
@@ -84,6 +91,7 @@ export class KubeconfigSecrets {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.waiting.clear();
     for (const t of this.retries.values()) clearTimeout(t);
     this.retries.clear();
     await this.metadata.stop();
@@ -137,6 +145,9 @@ export class KubeconfigSecrets {
     if (this.inFlight.has(key)) return void this.again.add(key);
     clearTimeout(this.retries.get(key));
     this.retries.delete(key);
+    if (this.inFlight.size >= (this.opts.maxInFlight ?? 16))
+      return void this.waiting.set(key, { namespace, name, cluster });
+    this.waiting.delete(key);
     this.inFlight.add(key);
     this.core
       .readNamespacedSecret({ namespace, name })
@@ -168,10 +179,13 @@ export class KubeconfigSecrets {
         this.attempted.add(key);
         if (this.again.delete(key)) this.read(namespace, name, cluster);
         else if (!this.stopped) this.opts.onChange(namespace, cluster);
+        const [next] = this.waiting.values();
+        if (next) this.read(next.namespace, next.name, next.cluster);
       });
   }
 
   private forget(key: string): void {
+    this.waiting.delete(key);
     this.reads.delete(key);
     this.failures.delete(key);
     this.attempted.delete(key);
