@@ -4,6 +4,7 @@ import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import { parseName } from './zone/name.js';
 import type { ZoneConfig } from './zone/build.js';
 import type { Level } from './log.js';
+import type { TcpLimits } from './tcp-connections.js';
 
 export interface Config {
   listen: { host: string; port: number };
@@ -12,8 +13,7 @@ export interface Config {
   recordsFile: string | undefined;
   kubernetes: { kubeconfig: string | undefined; namespace: string; resyncMs: number } | undefined;
   maxUdpSize: number;
-  tcpIdleMs: number;
-  tcpMaxConnections: number;
+  tcp: TcpLimits;
   filePollMs: number;
   debounceMs: number;
   /** End the build worker after this long without a build (0: after every build). */
@@ -25,7 +25,11 @@ export interface Config {
 }
 
 const FLAGS = {
-  listen: { type: 'string', default: '0.0.0.0:53', help: 'HOST:PORT for DNS over UDP and TCP' },
+  listen: {
+    type: 'string',
+    default: '0.0.0.0:53',
+    help: 'HOST:PORT for DNS over UDP and TCP; :PORT is every address of IPv4 and IPv6',
+  },
   zone: {
     type: 'string',
     multiple: true,
@@ -63,8 +67,36 @@ const FLAGS = {
     default: '1232',
     help: 'largest UDP response whatever EDNS offers, octets',
   },
-  'tcp-idle-timeout': { type: 'string', default: '10s', help: 'close idle TCP connections after this long' },
-  'tcp-max-connections': { type: 'string', default: '1000', help: 'most TCP connections open at once' },
+  'tcp-idle-timeout': {
+    type: 'string',
+    default: '10s',
+    help: 'close a TCP connection with no query in progress and no answer unsent after this long',
+  },
+  'tcp-message-timeout': {
+    type: 'string',
+    default: '2s',
+    help: 'reset a TCP connection whose started message is not complete after this long',
+  },
+  'tcp-max-lifetime': {
+    type: 'string',
+    default: '5m',
+    help: 'close a TCP connection after this long, after its last answer',
+  },
+  'tcp-max-queries': {
+    type: 'string',
+    default: '10000',
+    help: 'close a TCP connection after this many queries',
+  },
+  'tcp-max-connections': {
+    type: 'string',
+    default: '1000',
+    help: 'most TCP connections open at once; at the cap the longest-idle one is closed for a new one',
+  },
+  'tcp-max-connections-per-client': {
+    type: 'string',
+    default: '100',
+    help: 'most TCP connections open at once from one client address',
+  },
   'file-poll': { type: 'string', default: '500ms', help: 'how often to check the records file for changes' },
   debounce: {
     type: 'string',
@@ -184,8 +216,14 @@ export function parseFlags(argv: string[]): Config | undefined {
       ? { kubeconfig, namespace: str('namespace')!, resyncMs: duration(str('resync')!, 'resync') }
       : undefined,
     maxUdpSize: int('max-udp-size', 512, 65535),
-    tcpIdleMs: duration(str('tcp-idle-timeout')!, 'tcp-idle-timeout'),
-    tcpMaxConnections: int('tcp-max-connections', 1, 1_000_000),
+    tcp: {
+      idleMs: duration(str('tcp-idle-timeout')!, 'tcp-idle-timeout'),
+      messageTimeoutMs: duration(str('tcp-message-timeout')!, 'tcp-message-timeout'),
+      maxLifetimeMs: duration(str('tcp-max-lifetime')!, 'tcp-max-lifetime'),
+      maxQueries: int('tcp-max-queries', 1, 2 ** 31 - 1),
+      maxConnections: int('tcp-max-connections', 1, 1_000_000),
+      maxPerClient: int('tcp-max-connections-per-client', 1, 1_000_000),
+    },
     filePollMs: duration(str('file-poll')!, 'file-poll'),
     debounceMs: duration(str('debounce')!, 'debounce'),
     buildWorkerIdleMs: duration(str('build-worker-idle')!, 'build-worker-idle'),
@@ -195,12 +233,12 @@ export function parseFlags(argv: string[]): Config | undefined {
   };
 }
 
-/** "127.0.0.1:53", "[::1]:53", ":53" (all addresses). */
+/** "127.0.0.1:53", "[::1]:53", ":53" (host '': every address of both families). */
 export function hostPort(raw: string, flag: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(raw);
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new UsageError(`--${flag} ${raw}: not HOST:PORT`);
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+  return { host: m[1] ?? m[2] ?? '', port };
 }
 
 /** "500ms", "10s", "5m", "1h" → milliseconds. */

@@ -143,8 +143,7 @@ function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: 
     {
       host: config.listen.host,
       port: config.listen.port,
-      tcpIdleMs: config.tcpIdleMs,
-      tcpMaxConnections: config.tcpMaxConnections,
+      tcp: config.tcp,
       logQueries: config.logQueries,
     },
     responder,

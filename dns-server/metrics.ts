@@ -4,6 +4,7 @@
 // processes) only when /metrics is scraped.
 import { Counter, Gauge, processRegistry, Registry } from '../process/metrics.js';
 import { typeName } from './zone/rr.js';
+import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 
@@ -13,6 +14,8 @@ export interface QueryCounters {
   udp: number;
   tcp: number;
   unparsed: number;
+  /** TCP connections closed by the server (or refused), by reason, indexed as CLOSE_REASONS. */
+  tcpClosed: number[];
 }
 
 export class Metrics {
@@ -21,11 +24,17 @@ export class Metrics {
   private readonly byRcode = new Float64Array(18);
   private readonly byTransport = { udp: 0, tcp: 0 };
   private unparsed = 0;
+  private readonly tcpClosed = CLOSE_REASONS.map(() => 0);
   records = 0;
   serial = 0;
   reloads = 0;
   reloadErrors = 0;
   recordProblems = 0;
+  /** The TCP connections of the server in this process (none in the process that forks --workers). */
+  tcpState: () => { connections: number; bufferedBytes: number } = () => ({
+    connections: 0,
+    bufferedBytes: 0,
+  });
   /** Unix milliseconds of the last successful sync or load of each source. */
   readonly lastSync = new Map<string, number>();
 
@@ -49,7 +58,12 @@ export class Metrics {
       udp: this.byTransport.udp,
       tcp: this.byTransport.tcp,
       unparsed: this.unparsed,
+      tcpClosed: [...this.tcpClosed],
     };
+  }
+
+  countTcpClose(reason: CloseReason): void {
+    this.tcpClosed[CLOSE_REASONS.indexOf(reason)]!++;
   }
 
   setPeer(id: number, counters: QueryCounters): void {
@@ -75,13 +89,15 @@ export class Metrics {
   private totals() {
     const byType = new Map<number, number>();
     const byRcode = new Float64Array(this.byRcode.length);
-    const totals = { byType, byRcode, unparsed: 0, udp: 0, tcp: 0 };
+    const tcpClosed = CLOSE_REASONS.map(() => 0);
+    const totals = { byType, byRcode, unparsed: 0, udp: 0, tcp: 0, tcpClosed };
     for (const c of [this.counters(), ...this.peers.values()]) {
       for (const [type, n] of c.byType) byType.set(type, (byType.get(type) ?? 0) + n);
       c.byRcode.forEach((n, i) => (byRcode[i]! += n));
       totals.unparsed += c.unparsed;
       totals.udp += c.udp;
       totals.tcp += c.tcp;
+      c.tcpClosed.forEach((n, i) => (tcpClosed[i]! += n));
     }
     return totals;
   }
@@ -130,6 +146,17 @@ export class Metrics {
         this.inc({ transport: 'tcp' }, t.tcp);
       },
     });
+    new Counter({
+      name: 'capi_dns_server_tcp_connections_closed_total',
+      help: 'TCP connections closed or refused by the server, by reason (idle, message_timeout, write_stalled, lifetime, query_limit, client_limit, server_full, evicted, malformed).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        const t = totals();
+        this.reset();
+        CLOSE_REASONS.forEach((reason, i) => this.inc({ reason }, t.tcpClosed[i]!));
+      },
+    });
     const gauge = (name: string, help: string, value: () => number) =>
       new Gauge({
         name,
@@ -149,6 +176,16 @@ export class Metrics {
           this.inc(value());
         },
       });
+    gauge(
+      'capi_dns_server_tcp_connections',
+      'Open TCP connections of this process (with --workers, each answering process has its own).',
+      () => this.tcpState().connections,
+    );
+    gauge(
+      'capi_dns_server_tcp_buffered_bytes',
+      'Answer octets written to TCP connections and not yet taken by their clients.',
+      () => this.tcpState().bufferedBytes,
+    );
     gauge('capi_dns_server_records', 'Resource records served, SOA and NS included.', () => this.records);
     gauge('capi_dns_server_soa_serial', 'The SOA serial of the served zones.', () => this.serial);
     counter('capi_dns_server_zone_builds_total', 'Times the served data was rebuilt.', () => this.reloads);

@@ -5,36 +5,73 @@ import net from 'node:net';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { Responder } from './wire/responder.js';
+import { TcpConnections, type TcpLimits } from './tcp-connections.js';
 
 export interface ServerOptions {
+  /** An address, or '' for every address of both families (IPv4 only where the host has no IPv6). */
   host: string;
   port: number;
-  /** Close a TCP connection that has been idle this long (RFC 7766 section 6.2.3). */
-  tcpIdleMs: number;
-  /** At most this many open TCP connections; more are closed at once. */
-  tcpMaxConnections: number;
+  tcp: TcpLimits;
   /** Log every query (debug aid; off by default). */
   logQueries: boolean;
 }
 
+/** Errors that say the host has no IPv6 (disabled in the kernel or in the network namespace). */
+const NO_IPV6 = new Set(['EAFNOSUPPORT', 'EADDRNOTAVAIL', 'EPROTONOSUPPORT']);
+
 export class DnsServer {
   private udp: dgram.Socket | undefined;
   private tcp: net.Server | undefined;
-  private readonly connections = new Set<net.Socket>();
+  private readonly connections: TcpConnections;
   private failures = 0;
+  /** The address both sockets are bound to: opts.host, or for '' the dual-stack or IPv4 wildcard. */
+  private host: string;
 
   constructor(
     private readonly opts: ServerOptions,
     private readonly responder: Responder,
     private readonly metrics: Metrics,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.host = opts.host;
+    this.connections = new TcpConnections({
+      limits: opts.tcp,
+      answer: (msg, peer) => this.answer(msg, 'tcp', peer),
+      onClose: (reason) => metrics.countTcpClose(reason),
+    });
+    metrics.tcpState = () => this.tcpState();
+  }
+
+  /** Open TCP connections and their unsent answer octets (for metrics and tests). */
+  tcpState(): { connections: number; bufferedBytes: number } {
+    return { connections: this.connections.size, bufferedBytes: this.connections.bufferedBytes() };
+  }
 
   /**
    * Binds both sockets; resolves with the port. Asked for port 0, UDP picks one and TCP takes the
    * same, trying again with another if TCP finds it taken.
    */
   async start(): Promise<number> {
+    if (this.opts.host === '') {
+      this.host = '::';
+      try {
+        return await this.bindBoth();
+      } catch (err) {
+        if (!NO_IPV6.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        this.udp?.close();
+        this.log.warn('no IPv6 on this host: listening on IPv4 only', { error: err });
+        this.host = '0.0.0.0';
+      }
+    }
+    return this.bindBoth();
+  }
+
+  /** The address the sockets are bound to ("::" is dual-stack). */
+  boundHost(): string {
+    return this.host;
+  }
+
+  private async bindBoth(): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       const port = await this.bindUdp(this.opts.port);
       try {
@@ -49,9 +86,13 @@ export class DnsServer {
   }
 
   private async bindUdp(port: number): Promise<number> {
-    const type = net.isIPv6(this.opts.host) ? 'udp6' : 'udp4';
+    const type = net.isIPv6(this.host) ? 'udp6' : 'udp4';
+    // "::" with ipv6Only off takes IPv4 too (as ::ffff:a.b.c.d). A wildcard socket answers from
+    // the address the kernel routes by, which is the queried one on a pod's single address per
+    // family; a host with several addresses per family should list one --listen each.
     const udp = dgram.createSocket({
       type,
+      ipv6Only: false,
       recvBufferSize: 4 << 20,
       sendBufferSize: 4 << 20,
       lookup: peerAddressAsIs,
@@ -61,7 +102,7 @@ export class DnsServer {
     udp.on('error', (err) => this.log.error('UDP socket error', { error: err }));
     await new Promise<void>((resolve, reject) => {
       udp.once('error', reject);
-      udp.bind(port, this.opts.host, () => {
+      udp.bind(port, this.host, () => {
         udp.off('error', reject);
         resolve();
       });
@@ -70,11 +111,12 @@ export class DnsServer {
   }
 
   private async listenTcp(port: number): Promise<void> {
-    const tcp = net.createServer({ noDelay: true }, (socket) => this.onConnection(socket));
-    tcp.maxConnections = this.opts.tcpMaxConnections;
+    // No server.maxConnections: at the cap, TcpConnections closes an idle connection to admit
+    // the new one (RFC 7766 section 6.2.2) rather than resetting the newcomer.
+    const tcp = net.createServer({ noDelay: true }, (socket) => this.connections.accept(socket));
     await new Promise<void>((resolve, reject) => {
       tcp.once('error', reject);
-      tcp.listen(port, this.opts.host, () => {
+      tcp.listen({ port, host: this.host, ipv6Only: false }, () => {
         tcp.off('error', reject);
         resolve();
       });
@@ -84,7 +126,7 @@ export class DnsServer {
   }
 
   async stop(): Promise<void> {
-    for (const c of this.connections) c.destroy();
+    this.connections.stop();
     await Promise.all([
       new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
       new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve())),
@@ -116,35 +158,6 @@ export class DnsServer {
   private onDatagram(msg: Buffer, peer: dgram.RemoteInfo): void {
     const response = this.answer(msg, 'udp', peer.address);
     if (response) this.udp?.send(response, peer.port, peer.address);
-  }
-
-  /** RFC 1035 section 4.2.2: each message is preceded by its two-octet length; several per connection. */
-  private onConnection(socket: net.Socket): void {
-    this.connections.add(socket);
-    socket.setTimeout(this.opts.tcpIdleMs, () => socket.destroy());
-    socket.on('close', () => this.connections.delete(socket));
-    socket.on('error', () => undefined); // resets by clients are normal
-    let pending: Buffer = Buffer.alloc(0);
-    const peer = socket.remoteAddress ?? '';
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 2) {
-        const length = pending.readUInt16BE(0);
-        if (pending.length < 2 + length) break;
-        const msg = pending.subarray(2, 2 + length);
-        pending = pending.subarray(2 + length);
-        const response = this.answer(msg, 'tcp', peer);
-        if (!response) continue;
-        const framed = Buffer.allocUnsafe(2 + response.length);
-        framed.writeUInt16BE(response.length, 0);
-        response.copy(framed, 2);
-        if (!socket.write(framed)) {
-          // Back-pressure: a client that does not read its answers stops being read.
-          socket.pause();
-          socket.once('drain', () => socket.resume());
-        }
-      }
-    });
   }
 }
 

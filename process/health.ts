@@ -40,7 +40,8 @@ export async function startHealthServer(opts: HealthOptions): Promise<HealthServ
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    // '' (":PORT"): every address; Node then listens on :: dual-stack, or 0.0.0.0 without IPv6.
+    server.listen(opts.port, opts.host || undefined, () => {
       server.off('error', reject);
       resolve();
     });

@@ -225,10 +225,10 @@ export interface DigResult {
   authority: string[];
 }
 
-/** Runs dig against 127.0.0.1:port; `args` as on the command line. */
-export function dig(port: number, args: string[]): Promise<DigResult> {
+/** Runs dig against server (127.0.0.1 unless given):port; `args` as on the command line. */
+export function dig(port: number, args: string[], server = '127.0.0.1'): Promise<DigResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('dig', ['@127.0.0.1', '-p', String(port), '+tries=1', '+time=2', ...args], {
+    const child = spawn('dig', [`@${server}`, '-p', String(port), '+tries=1', '+time=2', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,0 +1,253 @@
+// DNS over TCP with every resource a client can hold bounded (RFC 7766
+// sections 6 to 10). One client must not be able to grow the process: a
+// connection that does not read its answers stops being read, a message
+// must arrive whole within a deadline, a connection lives and answers only
+// so long, one address holds only so many, and at the server's cap an idle
+// connection makes room for a new one instead of the new one being reset
+// (which would break the TCP retry after a truncated UDP answer).
+import type net from 'node:net';
+
+export interface TcpLimits {
+  /** RFC 7766 section 6.2.3: close a connection idle this long, idle meaning no query in progress and no answer unsent. */
+  idleMs: number;
+  /** A message whose first octet has arrived must be complete within this long (the slow sender). */
+  messageTimeoutMs: number;
+  /** A connection is closed gracefully after this long, whatever it does. */
+  maxLifetimeMs: number;
+  /** ... or after answering this many queries. */
+  maxQueries: number;
+  /** At most this many open connections; at the cap the longest-idle one is closed to admit a new one. */
+  maxConnections: number;
+  /** At most this many open connections from one client address. */
+  maxPerClient: number;
+}
+
+/**
+ * Unsent answer octets above which a connection is no longer read: a client that does not read
+ * its answers holds at most this plus one answer (at most 65,537 octets) plus one read chunk.
+ */
+export const OUTPUT_HIGH_WATER = 16 * 1024;
+
+export type CloseReason =
+  | 'idle'
+  | 'message_timeout'
+  | 'write_stalled'
+  | 'lifetime'
+  | 'query_limit'
+  | 'client_limit'
+  | 'server_full'
+  | 'evicted'
+  | 'malformed';
+
+export const CLOSE_REASONS: readonly CloseReason[] = [
+  'idle',
+  'message_timeout',
+  'write_stalled',
+  'lifetime',
+  'query_limit',
+  'client_limit',
+  'server_full',
+  'evicted',
+  'malformed',
+];
+
+/** Answers one DNS message; undefined when there is nothing to send. */
+export type Answerer = (msg: Buffer, peer: string) => Buffer | undefined;
+
+class Connection {
+  readonly openedAt: number;
+  /** When the last complete query arrived (or the connection opened): the start of idleness. */
+  lastQueryAt: number;
+  /** When the first octet of a message still incomplete arrived; 0 when none is. */
+  partialSince = 0;
+  /** When its output went over the high-water mark and reading stopped; 0 when it is being read. */
+  blockedSince = 0;
+  queries = 0;
+  closing = false;
+  private pending: Buffer = Buffer.alloc(0);
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly peer: string,
+    now: number,
+    private readonly owner: TcpConnections,
+  ) {
+    this.openedAt = now;
+    this.lastQueryAt = now;
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.onDrain());
+  }
+
+  /** Neither reading a message nor sending an answer: the only state RFC 7766 lets a server close without harm. */
+  idle(): boolean {
+    return this.partialSince === 0 && this.socket.writableLength === 0 && !this.closing;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.answerPending();
+  }
+
+  private onDrain(): void {
+    if (!this.blockedSince || this.closing) return;
+    this.blockedSince = 0;
+    this.answerPending();
+    if (!this.blockedSince && !this.closing) this.socket.resume();
+  }
+
+  /**
+   * RFC 1035 section 4.2.2: each message is preceded by its two-octet length. Pipelined queries
+   * (RFC 7766 section 6.2.1.1) are answered in turn until the output is over the high-water mark;
+   * what is left stays read but unanswered until the client has taken its answers.
+   */
+  private answerPending(): void {
+    const limits = this.owner.limits;
+    while (this.pending.length >= 2 && !this.closing) {
+      const length = this.pending.readUInt16BE(0);
+      if (length === 0) return this.owner.close(this, 'malformed', true);
+      if (this.pending.length < 2 + length) break;
+      const msg = this.pending.subarray(2, 2 + length);
+      this.pending = this.pending.subarray(2 + length);
+      this.queries++;
+      this.lastQueryAt = this.owner.now();
+      const response = this.owner.answer(msg, this.peer);
+      if (response) {
+        const framed = Buffer.allocUnsafe(2 + response.length);
+        framed.writeUInt16BE(response.length, 0);
+        response.copy(framed, 2);
+        this.socket.write(framed);
+      }
+      if (this.queries >= limits.maxQueries) return this.owner.close(this, 'query_limit', false);
+      if (this.socket.writableLength > OUTPUT_HIGH_WATER) {
+        // Back-pressure: a client that does not read its answers stops being read (and answered).
+        this.blockedSince = this.owner.now();
+        this.socket.pause();
+        break;
+      }
+    }
+    // A message deadline runs only while the client owes us octets: queries read but left
+    // unanswered because the client does not take its answers are the write stall's to time.
+    if (this.pending.length === 0 || this.blockedSince) this.partialSince = 0;
+    else if (this.partialSince === 0) this.partialSince = this.owner.now();
+    // An empty buffer must not pin the large chunk it was cut from.
+    if (this.pending.length === 0) this.pending = Buffer.alloc(0);
+  }
+}
+
+export interface TcpConnectionsOptions {
+  limits: TcpLimits;
+  answer: Answerer;
+  onClose?: (reason: CloseReason) => void;
+  /** Milliseconds clock; tests leave it. */
+  now?: () => number;
+}
+
+/** Every open DNS-over-TCP connection of one listening socket, and the limits over them. */
+export class TcpConnections {
+  readonly limits: TcpLimits;
+  private readonly open = new Set<Connection>();
+  private readonly perClient = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
+  readonly now: () => number;
+
+  constructor(private readonly opts: TcpConnectionsOptions) {
+    this.limits = opts.limits;
+    this.now = opts.now ?? Date.now;
+    // One timer for all connections instead of one per connection: deadlines are checked a few
+    // times per shortest limit, which is precise enough for timeouts of seconds.
+    const shortest = Math.min(opts.limits.idleMs, opts.limits.messageTimeoutMs, opts.limits.maxLifetimeMs);
+    const every = Math.min(1000, Math.max(25, Math.floor(shortest / 4)));
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Unsent answer octets over all connections. */
+  bufferedBytes(): number {
+    let n = 0;
+    for (const c of this.open) n += c.socket.writableLength;
+    return n;
+  }
+
+  answer(msg: Buffer, peer: string): Buffer | undefined {
+    return this.opts.answer(msg, peer);
+  }
+
+  accept(socket: net.Socket): void {
+    const peer = socket.remoteAddress ?? '';
+    socket.on('error', () => undefined); // resets by clients are normal
+    if ((this.perClient.get(peer) ?? 0) >= this.limits.maxPerClient) {
+      this.opts.onClose?.('client_limit');
+      socket.destroy();
+      return;
+    }
+    if (this.open.size >= this.limits.maxConnections && !this.evictIdlest()) {
+      this.opts.onClose?.('server_full');
+      socket.destroy();
+      return;
+    }
+    const connection = new Connection(socket, peer, this.now(), this);
+    this.open.add(connection);
+    this.perClient.set(peer, (this.perClient.get(peer) ?? 0) + 1);
+    socket.on('close', () => this.forget(connection));
+  }
+
+  /**
+   * Closes a connection. Graceful: stop reading, send what is answered, then FIN (RFC 7766
+   * section 6.2.3 for idle and limits). Not graceful: the client broke a rule and is reset.
+   */
+  close(connection: Connection, reason: CloseReason, reset: boolean): void {
+    if (connection.closing) return;
+    connection.closing = true;
+    this.opts.onClose?.(reason);
+    if (reset) connection.socket.destroy();
+    else {
+      connection.socket.pause();
+      connection.socket.end();
+      // A client that never reads its last answers must not keep the socket half-closed forever.
+      setTimeout(() => connection.socket.destroy(), this.limits.idleMs).unref();
+    }
+  }
+
+  closeAll(): void {
+    for (const c of this.open) c.socket.destroy();
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+    this.closeAll();
+  }
+
+  private forget(connection: Connection): void {
+    if (!this.open.delete(connection)) return;
+    const left = (this.perClient.get(connection.peer) ?? 1) - 1;
+    if (left > 0) this.perClient.set(connection.peer, left);
+    else this.perClient.delete(connection.peer);
+  }
+
+  /** RFC 7766 section 6.2.2: under pressure, close the connection idle the longest to admit a new one. */
+  private evictIdlest(): boolean {
+    let idlest: Connection | undefined;
+    for (const c of this.open) if (c.idle() && (!idlest || c.lastQueryAt < idlest.lastQueryAt)) idlest = c;
+    if (!idlest) return false;
+    this.close(idlest, 'evicted', false);
+    // Counted as gone now: its socket closes on the next turn of the loop.
+    this.forget(idlest);
+    return true;
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    const { idleMs, messageTimeoutMs, maxLifetimeMs } = this.limits;
+    for (const c of this.open) {
+      if (c.closing) continue;
+      if (c.partialSince && now - c.partialSince > messageTimeoutMs) this.close(c, 'message_timeout', true);
+      else if (c.blockedSince && now - c.blockedSince > idleMs) this.close(c, 'write_stalled', true);
+      else if (now - c.openedAt > maxLifetimeMs) this.close(c, 'lifetime', false);
+      else if (c.idle() && now - c.lastQueryAt > idleMs) this.close(c, 'idle', false);
+    }
+  }
+}
