@@ -2,6 +2,7 @@
 // spelled. Conditions follow the Kubernetes convention (metav1.Condition):
 // lastTransitionTime moves only when the status flips.
 import type { Condition, ConditionStatus } from '../../api/index.js';
+import { CONDITION_MESSAGE_MAX, truncateText } from '../runtime/summary.js';
 
 export const READY = 'Ready';
 
@@ -68,6 +69,12 @@ export function setCondition(
   const previous = list.find((c) => c.type === next.type);
   const lastTransitionTime =
     previous && previous.status === next.status ? previous.lastTransitionTime : now.toISOString();
-  const condition: Condition = { ...next, lastTransitionTime };
+  // The messages are summaries by construction; the cut is the last guard, so that no message,
+  // whatever a cluster's error said, can make the API refuse the whole status patch.
+  const condition: Condition = {
+    ...next,
+    message: truncateText(next.message, CONDITION_MESSAGE_MAX),
+    lastTransitionTime,
+  };
   return [...list.filter((c) => c.type !== next.type), condition];
 }

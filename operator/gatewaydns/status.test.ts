@@ -170,3 +170,45 @@ describe('statusFor: clusterIP naming a headless Service', () => {
     });
   });
 });
+
+describe('statusFor at fleet scale: bounded whatever fails', () => {
+  const longError = `dial tcp 10.0.0.1:6443: ${'no answer within 10000 ms; '.repeat(2_000)}`;
+  const fleet = Array.from({ length: 1_000 }, (_, i) => `c${String(i).padStart(4, '0')}`);
+  const facts: ClusterFacts[] = fleet.map((cluster, i) =>
+    i === 0
+      ? { cluster, state: 'Ready', addresses: ['192.0.2.1'], ports: [] }
+      : { cluster, state: 'Unreachable', addresses: ['192.0.2.2'], ports: [], error: longError },
+  );
+  const targets: TargetOutcome[] = fleet.map((cluster) => ({ cluster, result: 'failed', error: longError }));
+  const status = statusFor({
+    generation: 1,
+    previous: undefined,
+    facts,
+    conflict: NO_CONFLICT,
+    targets,
+    now: NOW,
+  });
+  const ready = status.conditions?.find((c) => c.type === 'Ready');
+
+  it('summarises in the condition: counts, the first clusters by name, and the rest counted', () => {
+    expect(ready).toMatchObject({ status: 'False', reason: 'ClusterUnreachable' });
+    expect(ready?.message).toMatch(
+      /^999 of 1000 selected clusters unreachable, last known addresses kept: c0001 \(source: /,
+    );
+    expect(ready?.message).toMatch(
+      /; and 996 more; 1000 of 1000 workload clusters not written: c0000 \(target: /,
+    );
+    expect(Buffer.byteLength(ready?.message ?? '', 'utf8')).toBeLessThan(2048);
+  });
+
+  it('names every cluster in status.clusters[], each message capped', () => {
+    expect(status.clusters?.map((c) => c.cluster)).toEqual(fleet);
+    for (const c of status.clusters ?? [])
+      expect(Buffer.byteLength(c.lastError ?? '', 'utf8')).toBeLessThanOrEqual(300);
+    expect(status.clusters?.[1]?.lastError).toMatch(/^dial tcp 10\.0\.0\.1:6443: no answer.*…$/);
+  });
+
+  it('stays far below the API object limit as a whole', () => {
+    expect(Buffer.byteLength(JSON.stringify(status), 'utf8')).toBeLessThan(1_000_000);
+  });
+});

@@ -6,6 +6,14 @@ import { READY, REASONS, setCondition, type ConditionInput } from './conditions.
 import type { ConflictResult } from './desired.js';
 import type { ClusterFacts } from './facts.js';
 import type { Omission } from './limits.js';
+import {
+  CLUSTER_MESSAGE_MAX,
+  QUOTED_ERROR_MAX,
+  countOf,
+  describedFirst,
+  namedFirst,
+  truncateText,
+} from '../runtime/summary.js';
 
 /** What writing the record set to one workload cluster came to. */
 export interface TargetOutcome {
@@ -34,12 +42,12 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
     .map((f) => ({
       cluster: f.cluster,
       state: f.state,
-      ...(f.message ? { message: f.message } : {}),
+      ...(f.message ? { message: truncateText(f.message, CLUSTER_MESSAGE_MAX) } : {}),
       ...(f.totalEndpoints !== undefined
         ? { readyEndpoints: f.readyEndpoints ?? 0, totalEndpoints: f.totalEndpoints }
         : {}),
       ...(f.addresses.length ? { addresses: f.addresses } : {}),
-      ...(f.error ? { lastError: f.error } : {}),
+      ...(f.error ? { lastError: truncateText(f.error, CLUSTER_MESSAGE_MAX) } : {}),
       ...(f.lastSeen ? { lastSeen: f.lastSeen } : {}),
     }));
   return {
@@ -99,12 +107,14 @@ export function invalidStatus(
  * GatewayDNS from serving anything at all (no cluster selected, the Service
  * nowhere, no addresses anywhere) comes before a name conflict, which only
  * matters once there is something to publish, and before unreachable
- * clusters, whose last known addresses are still published.
+ * clusters, whose last known addresses are still published. Every list in
+ * the message names its first few items and counts the rest, so the message
+ * is as long for 1,000 clusters as for 4; status.clusters[] has each one.
  */
 function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   const { facts, conflict, targets } = input;
   const conflictNote = conflict.lostDomains.length
-    ? `names ${conflict.lostDomains.join(', ')} are already claimed by gatewaydns ${conflict.with.join(', ')}; they are left out`
+    ? `names ${namedFirst(conflict.lostDomains)} are already claimed by gatewaydns ${namedFirst(conflict.with)}; they are left out`
     : undefined;
   if (!facts.length)
     return {
@@ -121,14 +131,14 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
         status: 'False',
         reason: REASONS.HeadlessService,
         message: [
-          `the Service is headless in ${headless.join(', ')}: resolutionType clusterIP has no cluster IP to publish there; use resolutionType: headless`,
+          `the Service is headless in ${namedFirst(headless)}: resolutionType clusterIP has no cluster IP to publish there; use resolutionType: headless`,
           ...(conflictNote ? [conflictNote] : []),
         ].join('; '),
       };
     const notFound = facts.every((f) => f.state === 'ServiceNotFound');
     const first = notFound
-      ? `the Service exists in none of the selected clusters (${facts.map((f) => f.cluster).join(', ')})`
-      : `no selected cluster gives the Service an address yet (${facts.map((f) => `${f.cluster}: ${f.state}`).join(', ')})`;
+      ? `the Service exists in none of the selected clusters (${namedFirst(facts.map((f) => f.cluster))})`
+      : `no selected cluster gives the Service an address yet (${namedFirst(facts.map((f) => `${f.cluster}: ${f.state}`))})`;
     return {
       status: 'False',
       reason: notFound ? REASONS.ServiceNotFound : REASONS.NoAddresses,
@@ -136,33 +146,46 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     };
   }
   if (conflictNote) return { status: 'False', reason: REASONS.Conflict, message: conflictNote };
-  const unreachable = [
-    ...facts
-      .filter((f) => f.state === 'Unreachable')
-      .map((f) => `${f.cluster} (source: ${f.error ?? 'unreachable'})`),
-    ...targets
-      .filter((t) => t.result === 'failed')
-      .map((t) => `${t.cluster} (target: ${t.error ?? 'failed'})`),
-  ];
-  if (unreachable.length)
-    return {
-      status: 'False',
-      reason: REASONS.ClusterUnreachable,
-      message: `unreachable, last known addresses kept: ${unreachable.join('; ')}`,
-    };
+  const unreachableSources = facts.filter((f) => f.state === 'Unreachable');
+  const failedTargets = targets.filter((t) => t.result === 'failed');
+  if (unreachableSources.length || failedTargets.length) {
+    const quote = (error: string | undefined, fallback: string) =>
+      truncateText(error ?? fallback, QUOTED_ERROR_MAX);
+    const parts = [
+      ...(unreachableSources.length
+        ? [
+            `${countOf(unreachableSources.length, facts.length, 'selected cluster')} unreachable, last known addresses kept: ${describedFirst(
+              unreachableSources.map((f) => `${f.cluster} (source: ${quote(f.error, 'unreachable')})`),
+            )}`,
+          ]
+        : []),
+      ...(failedTargets.length
+        ? [
+            `${countOf(failedTargets.length, targets.length, 'workload cluster')} not written: ${describedFirst(
+              failedTargets.map((t) => `${t.cluster} (target: ${quote(t.error, 'failed')})`),
+            )}`,
+          ]
+        : []),
+    ];
+    return { status: 'False', reason: REASONS.ClusterUnreachable, message: parts.join('; ') };
+  }
   const ready = facts.filter((f) => f.state === 'Ready').map((f) => f.cluster);
   const others = facts.filter((f) => f.state !== 'Ready').map((f) => `${f.cluster}: ${f.state}`);
   const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;
   const parts = [
-    `addresses of ${ready.join(', ')} published to ${written} workload cluster(s)`,
-    ...(others.length ? [`not published: ${others.join(', ')}`] : []),
+    `addresses of ${namedFirst(ready)} published to ${written} workload cluster(s)`,
+    ...(others.length ? [`not published: ${namedFirst(others)}`] : []),
     ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
     ...(input.refusedHostnames?.length
-      ? [`hostnames not served: ${input.refusedHostnames.map((h) => `${h.name} (${h.reason})`).join(', ')}`]
+      ? [
+          `hostnames not served: ${namedFirst(
+            input.refusedHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
+          )}`,
+        ]
       : []),
     ...(conflict.with.length
       ? [
-          `newer gatewaydns ${conflict.with.join(', ')} claim some of the same names and leave them to this one`,
+          `newer gatewaydns ${namedFirst(conflict.with)} claim some of the same names and leave them to this one`,
         ]
       : []),
   ];

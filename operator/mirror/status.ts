@@ -4,6 +4,13 @@
 import type { GatewayDNSStatus, MirrorClusterStatus } from '../../api/index.js';
 import { MIRRORED, MIRROR_REASONS, setCondition, type ConditionInput } from '../gatewaydns/conditions.js';
 import type { MirrorOutcome } from './writer.js';
+import {
+  CLUSTER_MESSAGE_MAX,
+  QUOTED_ERROR_MAX,
+  describedFirst,
+  namedFirst,
+  truncateText,
+} from '../runtime/summary.js';
 
 export interface MirrorResult {
   /** "namespace/name" of the mirror Service. */
@@ -39,7 +46,7 @@ export function withMirrorStatus(
       cluster: o.cluster,
       state: o.state,
       service: o.service,
-      ...(o.message ? { message: o.message } : {}),
+      ...(o.message ? { message: truncateText(o.message, CLUSTER_MESSAGE_MAX) } : {}),
       ...(o.endpointSlices !== undefined ? { endpointSlices: o.endpointSlices } : {}),
     }));
   return {
@@ -55,41 +62,59 @@ export function withMirrorStatus(
 
 function mirroredCondition(result: MirrorResult): Omit<ConditionInput, 'type'> {
   const list = (state: string) => result.outcomes.filter((o) => o.state === state);
-  const describe = (os: MirrorOutcome[]) => os.map((o) => `${o.cluster}: ${o.message ?? o.state}`).join('; ');
+  const describe = (os: MirrorOutcome[]) =>
+    describedFirst(os.map((o) => `${o.cluster}: ${truncateText(o.message ?? o.state, QUOTED_ERROR_MAX)}`));
   const conflicts = list('Conflict');
   if (conflicts.length)
     return { status: 'False', reason: MIRROR_REASONS.Conflict, message: describe(conflicts) };
   const failed = list('Failed');
   if (failed.length) return { status: 'False', reason: MIRROR_REASONS.Failed, message: describe(failed) };
   const inPlace = list('InPlace');
-  const unreachable = [
-    ...list('Unreachable').map((o) => `${o.cluster} (consumer: ${o.message ?? 'unreachable'})`),
-    ...result.unreachableSources.map((c) => `${c} (source: last known endpoints kept)`),
-  ];
-  if (unreachable.length)
-    return {
-      status: 'False',
-      reason: MIRROR_REASONS.ClusterUnreachable,
-      message: `unreachable: ${unreachable.join('; ')}; mirror ${result.service} in place in ${inPlace.length} cluster(s)`,
-    };
+  const unreachableConsumers = list('Unreachable');
+  const unreachableSources = result.unreachableSources;
+  if (unreachableConsumers.length || unreachableSources.length) {
+    const parts = [
+      ...(unreachableConsumers.length
+        ? [
+            `unreachable: ${describedFirst(
+              unreachableConsumers.map(
+                (o) =>
+                  `${o.cluster} (consumer: ${truncateText(o.message ?? 'unreachable', QUOTED_ERROR_MAX)})`,
+              ),
+            )}`,
+          ]
+        : []),
+      ...(unreachableSources.length
+        ? [`unreachable: ${namedFirst(unreachableSources)} (source: last known endpoints kept)`]
+        : []),
+      `mirror ${result.service} in place in ${inPlace.length} cluster(s)`,
+    ];
+    return { status: 'False', reason: MIRROR_REASONS.ClusterUnreachable, message: parts.join('; ') };
+  }
   const noSource = list('NoSource');
   if (noSource.length && !inPlace.length)
-    return { status: 'False', reason: MIRROR_REASONS.NoSource, message: noSource[0]?.message ?? 'no source' };
+    return {
+      status: 'False',
+      reason: MIRROR_REASONS.NoSource,
+      message: truncateText(noSource[0]?.message ?? 'no source', QUOTED_ERROR_MAX * 4),
+    };
   if (!inPlace.length)
     return {
       status: 'False',
       reason: MIRROR_REASONS.NoConsumers,
       message: `no workload cluster consumes mirror ${result.service} (${describe(result.outcomes) || 'no workload clusters'})`,
     };
-  const notes = inPlace.filter((o) => o.message).map((o) => `${o.cluster}: ${o.message}`);
+  const notes = inPlace
+    .filter((o) => o.message)
+    .map((o) => `${o.cluster}: ${truncateText(o.message ?? '', QUOTED_ERROR_MAX)}`);
   const others = result.outcomes.filter((o) => o.state !== 'InPlace').map((o) => `${o.cluster}: ${o.state}`);
   return {
     status: 'True',
     reason: MIRROR_REASONS.InPlace,
     message: [
-      `mirror ${result.service} in place in ${inPlace.map((o) => o.cluster).join(', ')}`,
-      ...(others.length ? [`not consumers: ${others.join(', ')}`] : []),
-      ...notes,
+      `mirror ${result.service} in place in ${namedFirst(inPlace.map((o) => o.cluster))}`,
+      ...(others.length ? [`not consumers: ${namedFirst(others)}`] : []),
+      ...(notes.length ? [describedFirst(notes)] : []),
     ].join('; '),
   };
 }
