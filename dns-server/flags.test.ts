@@ -34,6 +34,27 @@ describe('flags', () => {
     expect(parseFlags(['--help'])).toBeUndefined();
   });
 
+  it('bounds TCP by default as CoreDNS and NSD do, and :PORT means both families', () => {
+    expect(parseFlags([])!.tcp).toEqual({
+      idleMs: 10_000,
+      messageTimeoutMs: 2_000,
+      maxLifetimeMs: 300_000,
+      maxQueries: 10_000,
+      maxConnections: 1000,
+      maxPerClient: 100,
+    });
+    expect(
+      parseFlags(['--tcp-max-connections-per-client', '3', '--tcp-message-timeout', '500ms'])!.tcp,
+    ).toMatchObject({
+      maxPerClient: 3,
+      messageTimeoutMs: 500,
+    });
+    expect(hostPort(':5353', 'listen')).toEqual({ host: '', port: 5353 });
+    expect(hostPort('[::1]:53', 'listen')).toEqual({ host: '::1', port: 53 });
+    expect(hostPort('0.0.0.0:53', 'listen')).toEqual({ host: '0.0.0.0', port: 53 });
+    expect(() => parseFlags(['--tcp-max-queries', '0'])).toThrow(/--tcp-max-queries/);
+  });
+
   it('rejects what it cannot use, saying which flag', () => {
     expect(() => parseFlags(['--bogus'])).toThrow(UsageError);
     expect(() => parseFlags(['--zone', 'bad name'])).toThrow(/--zone/);

@@ -28,6 +28,13 @@ export interface TcpLimits {
  */
 export const OUTPUT_HIGH_WATER = 16 * 1024;
 
+/**
+ * Pipelined queries answered per connection in one turn of the event loop before the others
+ * (and UDP) get theirs: a client that pipelines thousands cannot hold the process for their
+ * whole length.
+ */
+export const QUERIES_PER_TURN = 16;
+
 export type CloseReason =
   | 'idle'
   | 'message_timeout'
@@ -65,6 +72,8 @@ class Connection {
   queries = 0;
   closing = false;
   private pending: Buffer = Buffer.alloc(0);
+  /** A continuation of answerPending is queued for the next turn. */
+  private resumeQueued = false;
 
   constructor(
     readonly socket: net.Socket,
@@ -85,13 +94,13 @@ class Connection {
 
   private onData(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    this.answerPending();
+    if (!this.resumeQueued) this.answerPending();
   }
 
   private onDrain(): void {
     if (!this.blockedSince || this.closing) return;
     this.blockedSince = 0;
-    this.answerPending();
+    if (!this.resumeQueued) this.answerPending();
     if (!this.blockedSince && !this.closing) this.socket.resume();
   }
 
@@ -102,7 +111,20 @@ class Connection {
    */
   private answerPending(): void {
     const limits = this.owner.limits;
+    let answered = 0;
     while (this.pending.length >= 2 && !this.closing) {
+      if (answered++ === QUERIES_PER_TURN) {
+        // The rest next turn; meanwhile the socket is not read, so the buffer does not grow.
+        this.resumeQueued = true;
+        this.socket.pause();
+        setImmediate(() => {
+          this.resumeQueued = false;
+          if (this.closing || this.socket.destroyed) return;
+          this.answerPending();
+          if (!this.blockedSince && !this.resumeQueued && !this.closing) this.socket.resume();
+        });
+        break;
+      }
       const length = this.pending.readUInt16BE(0);
       if (length === 0) return this.owner.close(this, 'malformed', true);
       if (this.pending.length < 2 + length) break;
@@ -127,7 +149,7 @@ class Connection {
     }
     // A message deadline runs only while the client owes us octets: queries read but left
     // unanswered because the client does not take its answers are the write stall's to time.
-    if (this.pending.length === 0 || this.blockedSince) this.partialSince = 0;
+    if (this.pending.length === 0 || this.blockedSince || this.resumeQueued) this.partialSince = 0;
     else if (this.partialSince === 0) this.partialSince = this.owner.now();
     // An empty buffer must not pin the large chunk it was cut from.
     if (this.pending.length === 0) this.pending = Buffer.alloc(0);

@@ -1,0 +1,296 @@
+// What 1,000 hostile TCP connections cost one dns-server process, and what
+// its ordinary clients see meanwhile. Each build given (this one and, with
+// --reference, another, e.g. main's) answers the same zone and gets the same
+// attack in turn, interleaved run by run:
+//
+//   - bursters: connections that send 64 KB of pipelined queries for a 32 KB
+//     answer and never read (each from one of several 127.0.1.x addresses);
+//   - slow senders: connections that send one octet of a query every second;
+//   - a flood: connections opened and left idle, then new ones, until the
+//     attack ends;
+// while an ordinary UDP client and an ordinary TCP client (a new connection
+// per query, as a resolver retrying after a truncated answer does) ask at a
+// fixed rate. Prints the idle and peak resident memory (VmRSS before, VmHWM
+// after) and the ordinary clients' p50/p99 and losses, per run, side by side.
+// Only loopback addresses; every loop bounded in count and time.
+//
+//   node dist/bench/dns-abuse.js [--reference dist/ab/main] [--runs 2] [--seconds 15] [--connections 1000] [--pod-sysctls]
+//
+// --pod-sysctls runs everything in a network namespace of its own (root: unshare) with the socket
+// buffer sysctls that config/ sets on the dns-server pod, as a pod has them.
+// (a reference build must stay inside the repository, so that it finds node_modules)
+import { spawnSync } from 'node:child_process';
+import dgram from 'node:dgram';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import dnsPacket from 'dns-packet';
+import {
+  loadAverage,
+  machine,
+  percentile,
+  startBuild,
+  writeWorkload,
+  type ServerProcess,
+} from './dns-load.js';
+
+const BIG = 'big.xcc.test';
+/** The pod's socket buffer sysctls, as config/dns-server/deployment.yaml sets them. */
+const POD_SYSCTLS = { 'net.ipv4.tcp_wmem': '4096 16384 262144', 'net.ipv4.tcp_rmem': '4096 16384 131072' };
+const IN_NETNS = 'CAPI_DNS_ABUSE_IN_NETNS';
+
+/** Runs this bench again inside a new network namespace with the pod's sysctls; returns its exit code. */
+function inPodNetns(): number {
+  const sysctls = Object.entries(POD_SYSCTLS)
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ');
+  const r = spawnSync(
+    'unshare',
+    [
+      '--net',
+      '--',
+      'sh',
+      '-c',
+      `ip link set lo up && sysctl -qw ${sysctls} && exec "$0" "$@"`,
+      process.execPath,
+      ...process.argv.slice(1),
+    ],
+    { stdio: 'inherit', env: { ...process.env, [IN_NETNS]: '1' } },
+  );
+  if (r.error) throw new Error(`unshare --net (root needed): ${r.error.message}`);
+  return r.status ?? 1;
+}
+const ORDINARY = 'h1.c1.xcc.test';
+
+interface RunResult {
+  build: string;
+  idleMb: number;
+  peakMb: number;
+  hostileOpen: number;
+  udp: ClientFigures;
+  tcp: ClientFigures;
+}
+
+interface ClientFigures {
+  sent: number;
+  lost: number;
+  p50: number;
+  p99: number;
+}
+
+function query(name: string, id: number): Buffer {
+  return dnsPacket.encode({ type: 'query', id, questions: [{ type: 'A', name }] });
+}
+
+function framed(msg: Buffer): Buffer {
+  const out = Buffer.alloc(2 + msg.length);
+  out.writeUInt16BE(msg.length, 0);
+  msg.copy(out, 2);
+  return out;
+}
+
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One hostile connection; errors (resets by the server) end it quietly, which is what the server should do. */
+function hostile(
+  port: number,
+  localAddress: string,
+  onOpen: (s: net.Socket) => void,
+  all: Set<net.Socket>,
+): void {
+  const s = net.connect({ port, host: '127.0.0.1', localAddress }, () => onOpen(s));
+  all.add(s);
+  s.on('error', () => undefined);
+  s.on('close', () => all.delete(s));
+}
+
+/** Asks one name at `qps` until `until`; each answer's time, or a loss after 1 s. */
+async function ordinaryUdp(port: number, qps: number, until: number): Promise<ClientFigures> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
+  const sentAt = new Map<number, number>();
+  const times: number[] = [];
+  socket.on('message', (msg) => {
+    const id = msg.readUInt16BE(0);
+    const at = sentAt.get(id);
+    if (at === undefined) return;
+    sentAt.delete(id);
+    times.push(performance.now() - at);
+  });
+  let sent = 0;
+  let lost = 0;
+  while (Date.now() < until) {
+    const id = sent++ & 0xffff;
+    sentAt.set(id, performance.now());
+    socket.send(query(ORDINARY, id), port, '127.0.0.1');
+    await sleep(1000 / qps);
+    for (const [i, at] of sentAt) if (performance.now() - at > 1000) (sentAt.delete(i), lost++);
+  }
+  await sleep(1000);
+  lost += sentAt.size;
+  socket.close();
+  const sorted = times.sort((a, b) => a - b);
+  return { sent, lost, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** One query per new TCP connection; a refused, reset or unanswered (1 s) query is lost. */
+async function ordinaryTcp(port: number, qps: number, until: number): Promise<ClientFigures> {
+  const times: number[] = [];
+  let sent = 0;
+  let lost = 0;
+  const one = (id: number) =>
+    new Promise<void>((resolve) => {
+      const began = performance.now();
+      const s = net.connect({ port, host: '127.0.0.1' }, () => s.write(framed(query(ORDINARY, id))));
+      const fail = () => (lost++, s.destroy(), resolve());
+      const timer = setTimeout(fail, 1000);
+      let got = Buffer.alloc(0);
+      s.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        if (got.length >= 2 && got.length >= 2 + got.readUInt16BE(0)) {
+          clearTimeout(timer);
+          times.push(performance.now() - began);
+          s.destroy();
+          resolve();
+        }
+      });
+      s.on('error', () => (clearTimeout(timer), fail()));
+    });
+  const pending: Promise<void>[] = [];
+  while (Date.now() < until) {
+    pending.push(one(sent++ & 0xffff));
+    await sleep(1000 / qps);
+  }
+  await Promise.all(pending);
+  const sorted = times.sort((a, b) => a - b);
+  return { sent, lost, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+async function attack(
+  build: string,
+  server: ServerProcess,
+  opts: { seconds: number; connections: number },
+): Promise<RunResult> {
+  const pid = server.child.pid!;
+  await sleep(2000);
+  const idleMb = memoryMb(pid, 'VmRSS');
+  const all = new Set<net.Socket>();
+  const until = Date.now() + opts.seconds * 1000;
+  const burst = Buffer.concat(Array.from({ length: 2200 }, (_, i) => framed(query(BIG, i))));
+  const drip = framed(query(ORDINARY, 1));
+  const timers: NodeJS.Timeout[] = [];
+  const third = Math.floor(opts.connections / 3);
+  // Spread over addresses: 40 connections each, under the default per-client cap of 100, so that
+  // the server-wide limits are what is measured.
+  const address = (group: number, i: number) => `127.0.${group}.${1 + Math.floor(i / 40)}`;
+  const udp = ordinaryUdp(server.port, 200, until);
+  const tcp = ordinaryTcp(server.port, 20, until);
+  for (let i = 0; i < third; i++)
+    hostile(server.port, address(1, i), (s) => (s.pause(), s.write(burst)), all);
+  for (let i = 0; i < third; i++)
+    hostile(
+      server.port,
+      address(2, i),
+      (s) => {
+        let sent = 0;
+        const t = setInterval(
+          () => (sent < drip.length ? s.write(drip.subarray(sent, ++sent)) : undefined),
+          1000,
+        );
+        timers.push(t);
+      },
+      all,
+    );
+  // The flood: a new idle connection every 10 ms from the third group, up to its share open.
+  let flooded = 0;
+  const flood = setInterval(() => {
+    if (Date.now() >= until) return;
+    hostile(server.port, address(3, flooded++ % third), () => undefined, all);
+  }, 10);
+  timers.push(flood);
+  let hostileOpen = 0;
+  while (Date.now() < until) {
+    hostileOpen = Math.max(hostileOpen, all.size);
+    await sleep(500);
+  }
+  const [u, t] = await Promise.all([udp, tcp]);
+  const peakMb = memoryMb(pid, 'VmHWM');
+  for (const timer of timers) clearInterval(timer);
+  for (const s of all) s.destroy();
+  return { build, idleMb, peakMb, hostileOpen, udp: u, tcp: t };
+}
+
+function row(r: RunResult): string {
+  const c = (f: ClientFigures) =>
+    `${f.p50.toFixed(2)} / ${f.p99.toFixed(2)} ms, lost ${f.lost}/${f.sent}`.padEnd(32);
+  return `${r.build.padEnd(16)} ${r.idleMb.toFixed(0).padStart(7)} ${r.peakMb.toFixed(0).padStart(7)} ${(r.peakMb / r.idleMb).toFixed(2).padStart(6)}x ${String(r.hostileOpen).padStart(6)}   ${c(r.udp)} ${c(r.tcp)}`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      reference: { type: 'string' },
+      runs: { type: 'string', default: '2' },
+      seconds: { type: 'string', default: '15' },
+      connections: { type: 'string', default: '1000' },
+      records: { type: 'string', default: '20000' },
+      'pod-sysctls': { type: 'boolean', default: false },
+    },
+  });
+  if (values['pod-sysctls'] && !process.env[IN_NETNS]) process.exit(inPodNetns());
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-abuse-'));
+  const builds: [string, string][] = [['this build', 'dist']];
+  if (values.reference) builds.push([path.basename(values.reference), values.reference]);
+  const results: RunResult[] = [];
+  try {
+    const load = writeWorkload(dir, Number(values.records));
+    const values2000 = Array.from({ length: 2000 }, (_, i) => `"10.2.${i >> 8}.${i & 255}"`).join(', ');
+    appendFileSync(
+      load.recordsFile,
+      `---\napiVersion: connectivity.tanzu.vmware.com/v1alpha1\nkind: DNSRecordSet\nmetadata: {name: big}\nspec:\n  records:\n  - {name: "${BIG}", type: A, values: [${values2000}]}\n`,
+    );
+    const buffers = process.env[IN_NETNS]
+      ? `own network namespace, ${Object.entries(POD_SYSCTLS)
+          .map(([k, v]) => `${k}="${v}"`)
+          .join(', ')}`
+      : `host network namespace, net.ipv4.tcp_wmem="${readFileSync('/proc/sys/net/ipv4/tcp_wmem', 'utf8').trim().replace(/\s+/g, ' ')}"`;
+    process.stdout.write(
+      `${machine()}\nsockets: ${buffers}\nzone: ${load.records} records and ${BIG} (2,000 A, a 32 KB answer); ${values.connections} hostile connections for ${values.seconds} s per run\n\n`,
+    );
+    for (let run = 1; run <= Number(values.runs); run++) {
+      // Alternate which build goes first, so that neither always follows the other's load.
+      const order = run % 2 ? builds : [...builds].reverse();
+      for (const [name, dist] of order) {
+        const server = await startBuild(path.resolve(dist), load.recordsFile);
+        try {
+          const r = await attack(name, server, {
+            seconds: Number(values.seconds),
+            connections: Number(values.connections),
+          });
+          results.push(r);
+          process.stdout.write(`run ${run}: ${row(r)}   (${loadAverage()})\n`);
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+    process.stdout.write(
+      `\n${'build'.padEnd(16)} ${'idle MB'.padStart(7)} ${'peak MB'.padStart(7)} ${'peak/idle'.padStart(7)} ${'hostile'.padStart(6)}   ${'UDP p50 / p99, lost'.padEnd(32)} ${'TCP (new conn) p50 / p99, lost'.padEnd(32)}\n`,
+    );
+    for (const r of results) process.stdout.write(`${row(r)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
