@@ -5,7 +5,7 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { ensureNamespace, registerWorkloadCluster } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
-import { apply, statusCode } from '../support/kube.js';
+import { apply, eventually, statusCode } from '../support/kube.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 import {
   deleteGatewayDns,
@@ -48,7 +48,9 @@ async function grant(value: string | null): Promise<void> {
 }
 
 async function setsOf(cluster: string, name: string): Promise<number> {
-  return (await listRecordSets(workload[cluster]!)).filter((s) => isSetOf(s, `${NS}.${name}`)).length;
+  // Retried: a workload API server may answer 429 while another test's CRD change reinitialises its storage.
+  const sets = await eventually(() => listRecordSets(workload[cluster]!), 10_000, 200);
+  return sets.filter((s) => isSetOf(s, `${NS}.${name}`)).length;
 }
 
 async function mirrorIn(cluster: string, namespace: string, name: string): Promise<boolean> {
@@ -104,7 +106,11 @@ describe('workload namespaces a GatewayDNS may reach', () => {
   it('refuses kube-system as the Service or the mirror without a grant, and writes nothing', async () => {
     await apply(management, [
       gatewayDns('sys', { service: 'kube-system/grants-sneaky' }),
-      gatewayDns('mir', { service: `${APPS}/web`, mirror: { namespace: 'kube-system' } }),
+      gatewayDns('mir', {
+        service: `${APPS}/web`,
+        gatewayLabel: 'web',
+        mirror: { namespace: 'kube-system' },
+      }),
     ]);
     const sys = await waitForReady(management, NS, 'sys', 'NamespaceNotAllowed');
     expect(sys.status?.conditions?.find((c) => c.type === 'Ready')?.message).toMatch(
@@ -129,8 +135,8 @@ describe('workload namespaces a GatewayDNS may reach', () => {
     await grant(`kube-system, ${APPS}`);
     await waitForReady(management, NS, 'sys', 'Ready', 15_000);
     await waitForReady(management, NS, 'mir', 'Ready', 15_000);
-    expect(await setsOf('cluster-b', 'sys')).toBeGreaterThan(0);
-    expect(await mirrorIn('cluster-b', 'kube-system', 'web')).toBe(true);
+    await eventually(async () => expect(await setsOf('cluster-b', 'sys')).toBeGreaterThan(0));
+    await eventually(async () => expect(await mirrorIn('cluster-b', 'kube-system', 'web')).toBe(true));
   });
 
   it('refuses again when the grant is narrowed', async () => {
