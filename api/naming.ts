@@ -99,3 +99,11 @@ export const FORWARD_ADDRESS_ANNOTATION = `${GROUP}/forward-address`;
 /** On a Cluster: "unmanaged" keeps the operator away from that cluster's Corefile. */
 export const COREDNS_ANNOTATION = `${GROUP}/coredns`;
 export const COREDNS_UNMANAGED = 'unmanaged';
+
+/**
+ * On a management cluster's Namespace: the workload-cluster namespaces that the GatewayDNS
+ * objects of that namespace may read a Service from (spec.service) and write a mirror into
+ * (spec.mirror.namespace). A comma-separated list of names, "prefix-*" patterns, or "*". Set by
+ * whoever may edit Namespaces, which a tenant with rights on GatewayDNS alone cannot.
+ */
+export const WORKLOAD_NAMESPACES_ANNOTATION = `${GROUP}/workload-namespaces`;

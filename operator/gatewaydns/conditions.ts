@@ -21,6 +21,8 @@ export const REASONS = {
   Conflict: 'Conflict',
   /** The spec fails validation (e.g. stored under an older CRD). */
   Invalid: 'Invalid',
+  /** spec.service or spec.mirror.namespace names a workload namespace the management namespace is not granted. */
+  NamespaceNotAllowed: 'NamespaceNotAllowed',
   /** The selector matches no Cluster in the namespace. */
   NoClustersSelected: 'NoClustersSelected',
   /** Before the first reconcile. */

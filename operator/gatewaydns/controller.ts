@@ -2,8 +2,10 @@
 // Cluster, kubeconfig Secrets) and workload-cluster watches (through the
 // ClusterCache) only enqueue GatewayDNS keys; a work queue runs the reconciles.
 import {
+  CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
+  type V1Namespace,
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
@@ -13,6 +15,7 @@ import {
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
+  WORKLOAD_NAMESPACES_ANNOTATION,
   type GatewayDNS,
 } from '../../api/index.js';
 import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
@@ -54,6 +57,10 @@ export class GatewayDnsController {
   readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
   /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
   private readonly secrets: KubeconfigSecrets;
+  /** Namespaces of the management cluster: their annotation grants workload namespaces (namespace-grants.ts). */
+  private readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
+  /** The grant annotation per management namespace as last seen: only a change of it enqueues. */
+  private readonly seenGrant = new Map<string, string | undefined>();
   private readonly queue: WorkQueue;
   private readonly reconciler: GatewayDnsReconciler;
   /** Generation and deletion state per GatewayDNS: a status-only update (often our own) enqueues nothing. */
@@ -88,6 +95,19 @@ export class GatewayDnsController {
         >,
       relistMs: opts.relistMs,
     });
+    const core = kc.makeApiClient(CoreV1Api);
+    // Namespaced (--namespace): the one Namespace, by field selector.
+    const oneNamespace = ns ? `metadata.name=${ns}` : undefined;
+    this.namespaces = new WatchedResource<V1Namespace & KubernetesObject>({
+      kc,
+      path: '/api/v1/namespaces',
+      fieldSelector: oneNamespace,
+      list: () =>
+        core.listNamespace({ fieldSelector: oneNamespace }) as Promise<
+          KubernetesListObject<V1Namespace & KubernetesObject>
+        >,
+      relistMs: opts.relistMs,
+    });
     this.secrets = new KubeconfigSecrets({
       kc,
       namespace: ns,
@@ -109,6 +129,8 @@ export class GatewayDnsController {
       getGatewayDns: (namespace, name) => this.gatewayDns.get(name, namespace),
       listGatewayDns: (namespace) => this.gatewayDns.list(namespace),
       listClusters: (namespace) => this.clusterObjects.list(namespace),
+      workloadNamespacesGrant: (namespace) =>
+        this.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
       domainSuffix: opts.domainSuffix,
       recordsNamespace: opts.recordsNamespace,
       events: opts.events,
@@ -132,9 +154,11 @@ export class GatewayDnsController {
    */
   async start(opts: { reconcile?: boolean; syncTimeoutMs?: number } = {}): Promise<void> {
     const syncTimeoutMs = opts.syncTimeoutMs ?? 30_000;
-    for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) w.start();
+    // Every grant is known before the first reconcile: none reads a namespace it may not.
+    const informers = [this.namespaces, this.secrets, this.clusterObjects, this.gatewayDns];
+    for (const w of informers) w.start();
     const began = Date.now();
-    for (const w of [this.secrets, this.clusterObjects, this.gatewayDns]) {
+    for (const w of informers) {
       while (!w.synced) {
         if (Date.now() - began > syncTimeoutMs)
           throw new Error(`management informers not synced after ${syncTimeoutMs} ms: ${w.lastError ?? ''}`);
@@ -151,7 +175,9 @@ export class GatewayDnsController {
   }
 
   get synced(): boolean {
-    return this.gatewayDns.synced && this.clusterObjects.synced && this.secrets.synced;
+    return (
+      this.gatewayDns.synced && this.clusterObjects.synced && this.secrets.synced && this.namespaces.synced
+    );
   }
 
   async stop(): Promise<void> {
@@ -161,6 +187,7 @@ export class GatewayDnsController {
       this.gatewayDns.stop(),
       this.clusterObjects.stop(),
       this.secrets.stop(),
+      this.namespaces.stop(),
       this.clusters.stop(),
     ]);
   }
@@ -197,6 +224,14 @@ export class GatewayDnsController {
       // A change of one GatewayDNS can settle or start a name conflict with the others of its namespace.
       this.enqueueNamespace(gw.metadata?.namespace ?? '');
       this.queue.add(key);
+    });
+    this.namespaces.onChange((type, namespace) => {
+      const name = namespace.metadata?.name ?? '';
+      const grant =
+        type === 'delete' ? undefined : namespace.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION];
+      if (this.seenGrant.has(name) && this.seenGrant.get(name) === grant) return;
+      this.seenGrant.set(name, grant);
+      this.enqueueNamespace(name);
     });
     this.clusterObjects.onChange((type, cluster) => {
       const namespace = cluster.metadata?.namespace ?? '';

@@ -30,7 +30,8 @@ import { claimedDomains, conflictsFor, recordSetsOf, shardViews, type Claim } fr
 import { fitRecordSets, type Omission } from './limits.js';
 import { customHostnames, type AnnotatedHostname, type HostnameClaim } from './hostnames.js';
 import { HostnameClaims, claimantsOf } from './claims.js';
-import { READY } from './conditions.js';
+import { READY, REASONS } from './conditions.js';
+import { checkGrant, namespacesNamed } from './namespace-grants.js';
 import { SourceReader } from './sources.js';
 import type { ClusterFacts } from './facts.js';
 import { WorkloadWatches, watchesNamedBy } from './watches.js';
@@ -60,6 +61,8 @@ export interface ReconcilerOptions {
   getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
   listGatewayDns: (namespace: string) => readonly GatewayDNS[];
   listClusters: (namespace: string) => readonly ClusterObject[];
+  /** The workload-namespace grant annotation of a management namespace (undefined: none set). */
+  workloadNamespacesGrant: (namespace: string) => string | undefined;
   domainSuffix: string;
   recordsNamespace: string;
   events: EventRecorder;
@@ -168,20 +171,32 @@ export class GatewayDnsReconciler {
       await this.setFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
 
     const now = new Date();
-    const validation = validateGatewayDnsSpec(gw.spec);
-    if (!validation.valid) {
-      // Terminal until the object changes: nothing is written, earlier record sets stay as they were.
-      log.warn('invalid GatewayDNS', { error: validation.message });
+    const admitted = this.admit(namespace, gw.spec);
+    if ('refusal' in admitted) {
+      const { refusal } = admitted;
+      // Terminal until the object (or its namespace's grant) changes: nothing is read or written,
+      // earlier record sets stay as they were.
+      log.warn(
+        refusal.reason === REASONS.Invalid
+          ? 'invalid GatewayDNS'
+          : 'GatewayDNS names a namespace not granted',
+        {
+          error: refusal.message,
+        },
+      );
       // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
       // one, it lets go of its watches (the last known addresses stay, as its record sets do).
       this.watches.drop(key);
       // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
       this.claimsChanged(key, this.claims.drop(key));
-      this.opts.events.warning(gw, 'Invalid', validation.message);
-      await this.writeStatus(gw, invalidStatus(gw.metadata.generation, gw.status, validation.message, now));
+      this.opts.events.warning(gw, refusal.reason, refusal.message);
+      await this.writeStatus(
+        gw,
+        invalidStatus(gw.metadata.generation, gw.status, refusal.message, now, refusal.reason),
+      );
       return { written: 0 };
     }
-    const spec = validation.spec;
+    const spec = admitted.spec;
     let previous = gw.status;
     if (this.isFresh(gw)) {
       // As kubebuilder's scaffolded reconcilers do: a fresh object's conditions are set to Unknown
@@ -386,6 +401,28 @@ export class GatewayDnsReconciler {
         `gatewaydns ${namespace}/${name}: could not withdraw record set from ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
       );
     return { written: outcomes.filter((o) => o.result === 'written').length };
+  }
+
+  /**
+   * The spec with its defaults, if it is valid and names only workload namespaces its management
+   * namespace is granted (namespace-grants.ts); else why not, with the condition reason.
+   */
+  private admit(
+    namespace: string,
+    raw: unknown,
+  ):
+    | { spec: EffectiveSpec }
+    | { refusal: { reason: typeof REASONS.Invalid | typeof REASONS.NamespaceNotAllowed; message: string } } {
+    const validation = validateGatewayDnsSpec(raw);
+    if (!validation.valid) return { refusal: { reason: REASONS.Invalid, message: validation.message } };
+    const grant = checkGrant(
+      namespace,
+      this.opts.workloadNamespacesGrant(namespace),
+      namespacesNamed(validation.spec),
+      this.opts.recordsNamespace,
+    );
+    if (!grant.allowed) return { refusal: { reason: REASONS.NamespaceNotAllowed, message: grant.message } };
+    return { spec: validation.spec };
   }
 
   /** Whether this object is new to the operator: no Ready condition, and no status written by us yet. */

@@ -90,13 +90,14 @@ export function invalidStatus(
   previous: GatewayDNSStatus | undefined,
   message: string,
   now: Date,
+  reason: typeof REASONS.Invalid | typeof REASONS.NamespaceNotAllowed = REASONS.Invalid,
 ): GatewayDNSStatus {
   return {
     ...previous,
     observedGeneration: generation,
     conditions: setCondition(
       previous?.conditions,
-      { type: READY, status: 'False', reason: REASONS.Invalid, message, observedGeneration: generation },
+      { type: READY, status: 'False', reason, message, observedGeneration: generation },
       now,
     ),
   };

@@ -234,6 +234,11 @@ describe('RBAC, as the API server authorizes it', () => {
     await kubectl(MANAGEMENT, ['apply', '-k', 'config/rbac/operator']);
     await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/dns-server']);
     await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/workload-access']);
+    // The mirror role, bound in one namespace (apps) as a platform admin would for each granted one.
+    await kubectl(WORKLOAD, ['create', 'namespace', 'apps']).catch((err: unknown) => {
+      if (!String(err).includes('AlreadyExists')) throw err;
+    });
+    await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/workload-access/mirror-namespace']);
   });
 
   /** `kubectl auth can-i` answers "yes" (exit 0) or "no" (exit 1) on stdout. */
@@ -309,6 +314,10 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'update endpointslices.discovery.k8s.io -n apps'],
     [false, 'deletecollection endpointslices.discovery.k8s.io -n apps'],
     [false, 'create endpoints -n apps'],
+    // Mirrors only where a RoleBinding grants them (config/rbac/workload-access/mirror-namespace).
+    [false, 'create services -n kube-system'],
+    [false, 'patch endpointslices.discovery.k8s.io -n kube-system'],
+    [false, 'create services -n other'],
     [false, 'create pods -n apps'],
     [true, 'watch nodes'],
     [true, 'watch namespaces'],
