@@ -131,7 +131,11 @@ async function ordinaryUdp(port: number, qps: number, until: number): Promise<Cl
     sentAt.set(id, performance.now());
     socket.send(query(ORDINARY, id), port, '127.0.0.1');
     await sleep(1000 / qps);
-    for (const [i, at] of sentAt) if (performance.now() - at > 1000) (sentAt.delete(i), lost++);
+    for (const [i, at] of sentAt)
+      if (performance.now() - at > 1000) {
+        sentAt.delete(i);
+        lost++;
+      }
   }
   await sleep(1000);
   lost += sentAt.size;

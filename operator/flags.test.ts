@@ -12,3 +12,11 @@ describe('parseFlags: untrusted kubeconfig opt-ins', () => {
     expect(flags.insecureKubeconfigTls).toBe(tls);
   });
 });
+
+describe('--paused-departure-grace', () => {
+  it('defaults to 10 minutes and takes a duration', () => {
+    expect(parseFlags([]).pausedDepartureGraceMs).toBe(600_000);
+    expect(parseFlags(['--paused-departure-grace', '30s']).pausedDepartureGraceMs).toBe(30_000);
+    expect(() => parseFlags(['--paused-departure-grace', 'soon'])).toThrow(/--paused-departure-grace/);
+  });
+});

@@ -21,6 +21,8 @@ export interface Flags {
   insecureKubeconfigExec: boolean;
   /** Let a kubeconfig Secret turn off TLS verification (insecure-skip-tls-verify, an http:// server). */
   insecureKubeconfigTls: boolean;
+  /** How long a Cluster deleted while paused stays frozen before its records are withdrawn (ms). */
+  pausedDepartureGraceMs: number;
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
@@ -49,6 +51,8 @@ Flags:
                                      commands inside the operator (default off: such a kubeconfig is refused)
   --insecure-kubeconfig-tls          let workload kubeconfig Secrets set insecure-skip-tls-verify or an http://
                                      server (default off: refused)
+  --paused-departure-grace DURATION  how long a Cluster deleted while paused (clusterctl move, a GitOps recreate)
+                                     keeps its records before they are withdrawn (default 10m)
   --leader-elect / --no-leader-elect use a Lease so that one replica of several is active (default on)
   --leader-election-namespace NAME   namespace of the Lease (default kube-system)
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
@@ -74,6 +78,7 @@ export function parseFlags(argv: string[]): Flags {
       cleanup: { type: 'boolean', default: false },
       'insecure-kubeconfig-exec': { type: 'boolean', default: false },
       'insecure-kubeconfig-tls': { type: 'boolean', default: false },
+      'paused-departure-grace': { type: 'string', default: '10m' },
       'leader-elect': { type: 'boolean', default: true },
       'no-leader-elect': { type: 'boolean', default: false },
       'leader-election-namespace': { type: 'string', default: 'kube-system' },
@@ -90,6 +95,13 @@ export function parseFlags(argv: string[]): Flags {
   const logLevel = values['log-level'] as Level;
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
     throw new Error(`--log-level: unknown level ${logLevel}`);
+  const grace = /^(\d+)(ms|s|m)$/.exec(values['paused-departure-grace']);
+  if (!grace)
+    throw new Error(
+      `--paused-departure-grace: want a duration like 30s or 10m, got ${values['paused-departure-grace']}`,
+    );
+  const pausedDepartureGraceMs =
+    Number(grace[1]) * { ms: 1, s: 1000, m: 60_000 }[grace[2] as 'ms' | 's' | 'm'];
   const domainSuffix = values['domain-suffix'].replace(/^\.+|\.+$/g, '');
   if (!/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(domainSuffix))
     throw new Error(`--domain-suffix: not a DNS name: ${values['domain-suffix']}`);
@@ -104,6 +116,7 @@ export function parseFlags(argv: string[]): Flags {
     cleanupMirrors: values['cleanup-mirrors'] || values.cleanup,
     insecureKubeconfigExec: values['insecure-kubeconfig-exec'],
     insecureKubeconfigTls: values['insecure-kubeconfig-tls'],
+    pausedDepartureGraceMs,
     leaderElect: values['leader-elect'] && !values['no-leader-elect'],
     leaderElectionNamespace: values['leader-election-namespace'],
     leaderElectionId: values['leader-election-id'],

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
       allowExec: flags.insecureKubeconfigExec,
       allowInsecureTls: flags.insecureKubeconfigTls,
     },
+    departedGraceMs: flags.pausedDepartureGraceMs,
     events,
     metrics,
     log,

@@ -6,6 +6,7 @@
 // GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
+import { frozenBy } from '../clusters/lifecycle.js';
 import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
 import {
   COREDNS_ANNOTATION,
@@ -26,7 +27,14 @@ export const COREDNS_CONFIGMAP = 'coredns';
 export const COREFILE_KEY = 'Corefile';
 
 export interface CorefileCluster {
-  metadata: { name: string; namespace?: string; uid?: string; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: unknown;
+  };
+  spec?: { paused?: boolean };
 }
 
 export interface CorefileReconcilerOptions {
@@ -43,7 +51,7 @@ export interface CorefileReconcilerOptions {
   requestTimeoutMs?: number;
 }
 
-export type CorefileResult = 'current' | 'patched' | 'removed' | 'no-configmap' | 'gone';
+export type CorefileResult = 'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen';
 
 export class CorefileReconciler {
   constructor(private readonly opts: CorefileReconcilerOptions) {}
@@ -54,6 +62,8 @@ export class CorefileReconciler {
     const cluster = this.opts.getCluster(namespace, name);
     // A deleted Cluster takes its workload cluster with it: nothing left to tidy.
     if (!cluster) return 'gone';
+    // Paused or being deleted: Cluster API's contract is to leave it as it is.
+    if (frozenBy(cluster)) return 'frozen';
     const remote = this.opts.clusters.get(namespace, name);
     if (!remote)
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);

@@ -28,6 +28,7 @@ import type { Metrics } from '../runtime/metrics.js';
 import { objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
 import { mirrorKeysFor } from '../mirror/events.js';
+import { frozenBy } from '../clusters/lifecycle.js';
 
 export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
 
@@ -44,6 +45,12 @@ export interface ControllerOptions {
   relistMs?: number;
   /** What a workload kubeconfig Secret may ask of the operator; strict when undefined. */
   kubeconfigPolicy?: KubeconfigPolicy;
+  /**
+   * How long a Cluster deleted while paused (clusterctl move deletes the source's paused copy; a
+   * GitOps tool recreates one) is still taken as there, frozen, before its records are withdrawn:
+   * long enough for the same Cluster to come back (default 10 min).
+   */
+  departedGraceMs?: number;
   /** Every GatewayDNS is reconciled again this often, whatever happened (a safety net, not needed for correctness). */
   resyncMs?: number;
 }
@@ -68,6 +75,8 @@ export class GatewayDnsController {
   /** When a workload-cluster change was first seen for a key not yet reconciled: for the latency metric. */
   private readonly pendingSince = new Map<string, number>();
   private resyncTimer?: NodeJS.Timeout;
+  /** Clusters deleted while paused, by "namespace/name", kept frozen until they come back or the grace ends. */
+  private readonly departed = new Map<string, { cluster: Obj<ClusterObject>; timer: NodeJS.Timeout }>();
 
   constructor(private readonly opts: ControllerOptions) {
     const custom = opts.management.makeApiClient(CustomObjectsApi);
@@ -128,7 +137,7 @@ export class GatewayDnsController {
       clusters: this.clusters,
       getGatewayDns: (namespace, name) => this.gatewayDns.get(name, namespace),
       listGatewayDns: (namespace) => this.gatewayDns.list(namespace),
-      listClusters: (namespace) => this.clusterObjects.list(namespace),
+      listClusters: (namespace) => this.clustersOf(namespace),
       workloadNamespacesGrant: (namespace) =>
         this.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
       domainSuffix: opts.domainSuffix,
@@ -182,6 +191,7 @@ export class GatewayDnsController {
 
   async stop(): Promise<void> {
     clearInterval(this.resyncTimer);
+    for (const d of this.departed.values()) clearTimeout(d.timer);
     await this.queue.shutdown();
     await Promise.all([
       this.gatewayDns.stop(),
@@ -235,6 +245,7 @@ export class GatewayDnsController {
     });
     this.clusterObjects.onChange((type, cluster) => {
       const namespace = cluster.metadata?.namespace ?? '';
+      this.trackDeparture(type, cluster);
       if (type === 'delete') this.clusters.remove(namespace, cluster.metadata?.name ?? '');
       this.enqueueNamespace(namespace);
     });
@@ -291,6 +302,45 @@ export class GatewayDnsController {
         break;
       }
     }
+  }
+
+  /** The Clusters of a namespace: those of the informer and those that departed while paused. */
+  private clustersOf(namespace: string): readonly Obj<ClusterObject>[] {
+    const live = this.clusterObjects.list(namespace);
+    const departed = [...this.departed.values()]
+      .map((d) => d.cluster)
+      .filter((c) => (c.metadata?.namespace ?? '') === namespace);
+    return departed.length ? [...live, ...departed] : live;
+  }
+
+  /**
+   * A paused Cluster that is deleted has been handed over (clusterctl move) or is about to be
+   * recreated (GitOps): it stays, frozen, for the grace period, so that nothing is withdrawn in
+   * between; the same Cluster coming back ends that at once.
+   */
+  private trackDeparture(type: 'add' | 'update' | 'delete', cluster: Obj<ClusterObject>): void {
+    const key = objectKey(cluster);
+    const known = this.departed.get(key);
+    if (known && type !== 'delete') {
+      clearTimeout(known.timer);
+      this.departed.delete(key);
+      return;
+    }
+    if (type !== 'delete' || frozenBy(cluster) !== 'Paused') return;
+    const timer = setTimeout(
+      () => {
+        this.departed.delete(key);
+        this.opts.log.info('paused Cluster did not come back: withdrawing its records', { cluster: key });
+        this.enqueueNamespace(cluster.metadata?.namespace ?? '');
+      },
+      this.opts.departedGraceMs ?? 10 * 60_000,
+    );
+    timer.unref();
+    this.departed.set(key, { cluster, timer });
+    this.opts.log.info('paused Cluster deleted: kept frozen until it comes back', {
+      cluster: key,
+      graceMs: this.opts.departedGraceMs ?? 10 * 60_000,
+    });
   }
 
   private updateReachability(): void {

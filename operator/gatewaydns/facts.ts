@@ -13,6 +13,10 @@ export const CLUSTER_STATES = [
   'NoAddresses',
   /** clusterIP named a headless Service: it has no cluster IP to publish. */
   'HeadlessService',
+  /** The Cluster is paused (Cluster API contract): left as last published, nothing written into it. */
+  'Paused',
+  /** The Cluster is being deleted: left as last published, its names held, until it is gone. */
+  'Deleting',
 ] as const;
 export type ClusterState = (typeof CLUSTER_STATES)[number];
 

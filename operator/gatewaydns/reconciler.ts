@@ -39,6 +39,7 @@ import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type DesiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
+import { frozenBy, type Frozen } from '../clusters/lifecycle.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
 import { withMirrorStatus } from '../mirror/status.js';
 
@@ -52,6 +53,7 @@ export interface ClusterObject {
     annotations?: Record<string, string>;
     deletionTimestamp?: unknown;
   };
+  spec?: { paused?: boolean };
 }
 
 export interface ReconcilerOptions {
@@ -220,10 +222,19 @@ export class GatewayDnsReconciler {
         mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
       }),
     );
-    const facts = await this.sources.factsFor(gw, spec, selected, now);
+    // Paused or being deleted (Cluster API contract): not read, not written into, kept as published.
+    const frozen = this.frozenClusters(namespace);
+    const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
     // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
-    const mirrorWork = this.mirrors.reconcile({ gw, spec, selected, targets, facts });
+    // A frozen source is, to the mirror, one whose last known endpoints stay; a frozen consumer gets no write.
+    const mirrorWork = this.mirrors.reconcile({
+      gw,
+      spec,
+      selected,
+      targets: targets.filter((c) => !frozen.has(c)),
+      facts: facts.filter((f) => !frozen.has(f.cluster)),
+    });
     mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
     const claim = hostnameClaimOf(gw, spec.hostnames, annotatedClaims(spec, facts));
@@ -264,19 +275,24 @@ export class GatewayDnsReconciler {
     const owner = { namespace, name };
     // A cluster unreachable since before this process started is known only by the addresses in
     // status; its record sets, where they exist, still hold its per-pod names and SRV records.
+    // A frozen cluster's sets are the last word in every receiving cluster, as they were published.
     const keep = new Set(
-      facts.filter((f) => f.recoveredFromStatus).map((f) => recordSetName(namespace, name, f.cluster)),
+      facts
+        .filter((f) => f.recoveredFromStatus || frozen.has(f.cluster))
+        .map((f) => recordSetName(namespace, name, f.cluster)),
     );
     const [outcomes, mirror] = await Promise.all([
       Promise.all(
         targets.map((c) =>
-          this.writer.sync(
-            namespace,
-            c,
-            owner,
-            spec.answer === 'localFirst' && sharedSets.length ? desiredFor(c).sets : sharedSets,
-            keep,
-          ),
+          frozen.has(c)
+            ? Promise.resolve<SyncResult>({ cluster: c, result: 'skipped', writtenSets: [], deletedSets: [] })
+            : this.writer.sync(
+                namespace,
+                c,
+                owner,
+                spec.answer === 'localFirst' && sharedSets.length ? desiredFor(c).sets : sharedSets,
+                keep,
+              ),
         ),
       ),
       mirrorWork,
@@ -317,20 +333,35 @@ export class GatewayDnsReconciler {
     return this.writer.isOwnEcho(cluster, type, set as DNSRecordSet);
   }
 
+  /**
+   * Every Cluster of the namespace, being deleted or paused too (and a paused one that has just
+   * gone, as clusterctl move deletes it: the controller keeps it a while): each may run a
+   * dns-server, and a frozen one keeps what it has.
+   */
   private targetClusters(namespace: string): string[] {
     return this.opts
       .listClusters(namespace)
-      .filter((c) => !c.metadata.deletionTimestamp)
       .map((c) => c.metadata.name)
       .sort();
   }
 
+  /** Selected Clusters, frozen ones included: their names stay held and their records as published. */
   private selectedClusters(namespace: string, selector: Parameters<typeof matchesSelector>[0]): string[] {
     return this.opts
       .listClusters(namespace)
-      .filter((c) => !c.metadata.deletionTimestamp && matchesSelector(selector, c.metadata.labels))
+      .filter((c) => matchesSelector(selector, c.metadata.labels))
       .map((c) => c.metadata.name)
       .sort();
+  }
+
+  /** The Clusters of the namespace the operator must leave alone, and why. */
+  private frozenClusters(namespace: string): Map<string, Frozen> {
+    const frozen = new Map<string, Frozen>();
+    for (const c of this.opts.listClusters(namespace)) {
+      const why = frozenBy(c);
+      if (why) frozen.set(c.metadata.name, why);
+    }
+    return frozen;
   }
 
   private claimOf(gw: GatewayDNS, selected: string[]): Claim {

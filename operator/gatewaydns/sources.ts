@@ -7,6 +7,7 @@ import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
 import { observeService, type ClusterFacts } from './facts.js';
+import { frozenMessage, type Frozen } from '../clusters/lifecycle.js';
 import { annotatedHostnames } from './hostnames.js';
 import { sourceService } from '../mirror/reconciler.js';
 import type { EffectiveSpec } from './validate.js';
@@ -22,13 +23,32 @@ export class SourceReader {
 
   constructor(private readonly opts: SourceReaderOptions) {}
 
+  /** Frozen clusters (paused, being deleted) are not read: their last known facts stand. */
   async factsFor(
     gw: GatewayDNS,
     spec: EffectiveSpec,
     clusters: string[],
     now: Date,
+    frozen: ReadonlyMap<string, Frozen> = new Map(),
   ): Promise<ClusterFacts[]> {
-    return Promise.all(clusters.map((c) => this.factsOf(gw, spec, c, now)));
+    return Promise.all(
+      clusters.map((c) => {
+        const why = frozen.get(c);
+        return why ? this.frozenFacts(gw, c, why) : this.factsOf(gw, spec, c, now);
+      }),
+    );
+  }
+
+  /** What was last published for a cluster the operator must leave alone, from memory or status. */
+  private frozenFacts(gw: GatewayDNS, cluster: string, why: Frozen): ClusterFacts {
+    const last = this.unreachable(
+      gw,
+      `${gw.metadata.namespace ?? ''}/${gw.metadata.name}|${cluster}`,
+      cluster,
+      '',
+    );
+    delete last.error;
+    return { ...last, state: why, message: frozenMessage(why) };
   }
 
   /** The GatewayDNS is gone: forget what its clusters said. */

@@ -171,11 +171,16 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     return { status: 'False', reason: REASONS.ClusterUnreachable, message: parts.join('; ') };
   }
   const ready = facts.filter((f) => f.state === 'Ready').map((f) => f.cluster);
-  const others = facts.filter((f) => f.state !== 'Ready').map((f) => `${f.cluster}: ${f.state}`);
+  const isFrozen = (f: ClusterFacts) => f.state === 'Paused' || f.state === 'Deleting';
+  const frozen = facts.filter(isFrozen).map((f) => `${f.cluster} (${f.state})`);
+  const others = facts
+    .filter((f) => f.state !== 'Ready' && !isFrozen(f))
+    .map((f) => `${f.cluster}: ${f.state}`);
   const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;
   const parts = [
     `addresses of ${namedFirst(ready)} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${namedFirst(others)}`] : []),
+    ...(frozen.length ? [`kept as last published: ${namedFirst(frozen)}`] : []),
     ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
     ...(input.refusedHostnames?.length
       ? [

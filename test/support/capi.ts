@@ -22,6 +22,8 @@ export interface RegisterOptions {
   /** The workload cluster's kubeconfig file. */
   kubeconfigPath: string;
   labels?: Record<string, string>;
+  /** Created paused (spec.paused), as clusterctl move creates the copy on the target. */
+  paused?: boolean;
 }
 
 export async function registerWorkloadCluster(management: KubeConfig, opts: RegisterOptions): Promise<void> {
@@ -31,7 +33,10 @@ export async function registerWorkloadCluster(management: KubeConfig, opts: Regi
       apiVersion: 'cluster.x-k8s.io/v1beta1',
       kind: 'Cluster',
       metadata: { name: opts.cluster, namespace: opts.namespace, labels: opts.labels ?? {} },
-      spec: { controlPlaneEndpoint: { host: '127.0.0.1', port: 6443 } },
+      spec: {
+        controlPlaneEndpoint: { host: '127.0.0.1', port: 6443 },
+        ...(opts.paused ? { paused: true } : {}),
+      },
     } as KubernetesObject,
   ]);
   await writeKubeconfigSecret(
