@@ -260,6 +260,9 @@ export class Walkthrough {
       DEFAULT_RECORDS_NAMESPACE,
       '--health-listen',
       `${dnsServerAddress}:${healthPort}`,
+      // A local process with no kube-proxy in front: Ctrl-C stops it at once.
+      '--lameduck',
+      '0s',
     ]);
     await waitForHttp(`http://${dnsServerAddress}:${healthPort}/readyz`, dnsServer);
     await waitForHttp(`http://${dnsServerAddress}:${healthPort}/healthz`, dnsServer);

@@ -16,6 +16,8 @@ export interface Config {
   tcp: TcpLimits;
   filePollMs: number;
   debounceMs: number;
+  /** After SIGTERM, answer this long while /readyz fails, then stop (CoreDNS's health lameduck). */
+  lameDuckMs: number;
   /** End the build worker after this long without a build (0: after every build). */
   buildWorkerIdleMs: number;
   logLevel: Level;
@@ -96,6 +98,11 @@ const FLAGS = {
     type: 'string',
     default: '100',
     help: 'most TCP connections open at once from one client address',
+  },
+  lameduck: {
+    type: 'string',
+    default: '5s',
+    help: 'after SIGTERM, keep answering this long while /readyz fails, then stop (0s: stop at once)',
   },
   'file-poll': { type: 'string', default: '500ms', help: 'how often to check the records file for changes' },
   debounce: {
@@ -227,6 +234,7 @@ export function parseFlags(argv: string[]): Config | undefined {
     filePollMs: duration(str('file-poll')!, 'file-poll'),
     debounceMs: duration(str('debounce')!, 'debounce'),
     buildWorkerIdleMs: duration(str('build-worker-idle')!, 'build-worker-idle'),
+    lameDuckMs: duration(str('lameduck')!, 'lameduck'),
     logLevel: level,
     logQueries: Boolean(values['log-queries']),
     workers: int('workers', 1, 64),

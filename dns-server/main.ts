@@ -108,11 +108,13 @@ async function main(argv: string[]): Promise<void> {
     stops.push(() => server.stop());
   }
   let healthPort: number | undefined;
+  // Set by SIGTERM: /readyz fails while answering goes on (--lameduck).
+  let lameDuck = false;
   if (config.healthListen) {
     const health = await startHealthServer({
       ...config.healthListen,
       // Ready once every source delivered once and the zones are built from it.
-      ready: () => store.ready,
+      ready: () => store.ready && !lameDuck,
       notReadyText: 'waiting for the first sync\n',
       registry: metrics.registry,
     });
@@ -135,6 +137,7 @@ async function main(argv: string[]): Promise<void> {
     },
     log,
     3000,
+    { ms: config.lameDuckMs, begin: () => (lameDuck = true) },
   );
 }
 

@@ -238,9 +238,18 @@ export class TcpConnections {
     for (const c of this.open) c.socket.destroy();
   }
 
+  /**
+   * Stops: every connection gets the answers already written, then FIN; one whose client does not
+   * close within a second is reset.
+   */
   stop(): void {
     clearInterval(this.sweeper);
-    this.closeAll();
+    for (const c of this.open) {
+      c.closing = true;
+      c.socket.pause();
+      c.socket.end();
+      setTimeout(() => c.socket.destroy(), 1000).unref();
+    }
   }
 
   private forget(connection: Connection): void {

@@ -47,6 +47,8 @@ export async function startDnsServer(args: string[], opts: { health?: boolean } 
     path.join(repoRoot(), 'dist', 'dns-server', 'main.js'),
     ...(args.includes('--listen') ? [] : ['--listen', '127.0.0.1:0']),
     ...(opts.health ? ['--health-listen', '127.0.0.1:0'] : []),
+    // No lame-duck period unless a test asks for one: stopping a test's server waits for nothing.
+    ...(args.includes('--lameduck') ? [] : ['--lameduck', '0s']),
     ...args,
   ];
   const child = spawn(process.execPath, full, { stdio: ['ignore', 'ignore', 'pipe'] });
