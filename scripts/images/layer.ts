@@ -3,6 +3,7 @@
 // tar is hashed first (its digest is the layer's diff_id); only a diff_id the
 // store has not seen is compressed, so an unchanged layer costs one tar and one
 // hash, not a gzip.
+import type { SbomComponent } from './sbom.js';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -21,6 +22,8 @@ export interface Layer {
   size: number;
   /** The history entry's created_by: what the layer holds. */
   createdBy: string;
+  /** The software in it, for the image's SBOM (sbom.ts). */
+  components?: SbomComponent[];
 }
 
 export interface PackOptions {

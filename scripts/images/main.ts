@@ -18,6 +18,7 @@ import { BlobStore, hexOf, type Layer } from './layer.js';
 import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage } from './inputs.js';
 import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
 import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
+import { debianComponents, npmComponents, spdxDocument, type SbomComponent } from './sbom.js';
 
 /** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */
 export const REGISTRY = 'ghcr.io/capi-dns';
@@ -35,6 +36,8 @@ export interface BuiltImage {
   digest: string;
   /** Compressed size of its layers and config, in bytes. */
   size: number;
+  /** Absolute path of its SPDX 2.3 SBOM (NAME.spdx.json beside the archive). */
+  sbom: string;
 }
 
 interface ImagePlan {
@@ -114,28 +117,46 @@ async function main(): Promise<void> {
     return () => (made ??= make());
   };
 
-  const runtimeBase = once(() =>
-    debianLayer(store, root, 'runtime', ['libc6', 'libstdc++6', 'libgcc-s1'], epoch),
-  );
-  const curlBase = once(() => debianLayer(store, root, 'curl', ['curl', 'ca-certificates'], epoch));
+  const withComponents = async (layer: Promise<Layer>, components: SbomComponent[]): Promise<Layer> => ({
+    ...(await layer),
+    components,
+  });
+  const debian = async (name: string, packages: string[]) => {
+    const layer = await debianLayer(store, root, name, packages, epoch);
+    return { ...layer, components: debianComponents(layer.packages) };
+  };
+  const runtimeBase = once(() => debian('runtime', ['libc6', 'libstdc++6', 'libgcc-s1']));
+  const curlBase = once(() => debian('curl', ['curl', 'ca-certificates']));
   const node = nodeBinary(root);
   const nodeLayer = once(() =>
-    staged(`Node.js ${node.version} (the node devDependency's binary)`, (dir) =>
-      stage(dir, 'usr/local/bin/node', node.file, 0o755),
+    withComponents(
+      staged(`Node.js ${node.version} (the node devDependency's binary)`, (dir) =>
+        stage(dir, 'usr/local/bin/node', node.file, 0o755),
+      ),
+      [{ name: 'node', version: node.version, purl: `pkg:generic/node@${node.version}` }],
     ),
   );
   const dependencies = once(async () => {
     const dir = productionDependencies(store, root);
-    return store.packDirectory(dir, epoch, { createdBy: 'npm ci --omit=dev --ignore-scripts' });
+    const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as Parameters<
+      typeof npmComponents
+    >[0];
+    return withComponents(
+      store.packDirectory(dir, epoch, { createdBy: 'npm ci --omit=dev --ignore-scripts' }),
+      npmComponents(lock),
+    );
   });
   // package.json carries "type": "module", which Node needs to load dist/ as ESM.
   const app = (component: string, files: readonly string[]): (() => Promise<Layer>) =>
     once(() =>
-      staged(`capi-dns ${component}: package.json, dist/{${files.join(',')}}`, (dir) => {
-        stage(dir, `${APP_DIR.slice(1)}/package.json`, path.join(root, 'package.json'), 0o644);
-        for (const file of files)
-          stage(dir, `${APP_DIR.slice(1)}/dist/${file}`, requireFile(path.join(dist, file), built));
-      }),
+      withComponents(
+        staged(`capi-dns ${component}: package.json, dist/{${files.join(',')}}`, (dir) => {
+          stage(dir, `${APP_DIR.slice(1)}/package.json`, path.join(root, 'package.json'), 0o644);
+          for (const file of files)
+            stage(dir, `${APP_DIR.slice(1)}/dist/${file}`, requireFile(path.join(dist, file), built));
+        }),
+        [{ name: 'capi-dns', version: pkg.version, purl: `pkg:generic/capi-dns@${pkg.version}` }],
+      ),
     );
   const nodeSettings = (entrypoint: string, ports: string[], title: string): RuntimeSettings => ({
     user: NONROOT,
@@ -185,13 +206,22 @@ async function main(): Promise<void> {
         // bind port 53 by its file capability (the kubeadm Deployment adds
         // NET_BIND_SERVICE to the bounding set; a non-root exec only gets it
         // through the file).
-        await staged(
-          `CoreDNS ${corednsVersion} (test/testenv/build.sh), cap_net_bind_service=+ep`,
-          (dir) => {
-            stage(dir, 'coredns', coredns, 0o755);
-            run('setcap', ['cap_net_bind_service=+ep', path.join(dir, 'coredns')]);
-          },
-          { capabilities: true },
+        await withComponents(
+          staged(
+            `CoreDNS ${corednsVersion} (test/testenv/build.sh), cap_net_bind_service=+ep`,
+            (dir) => {
+              stage(dir, 'coredns', coredns, 0o755);
+              run('setcap', ['cap_net_bind_service=+ep', path.join(dir, 'coredns')]);
+            },
+            { capabilities: true },
+          ),
+          [
+            {
+              name: 'github.com/coredns/coredns',
+              version: `v${corednsVersion}`,
+              purl: `pkg:golang/github.com/coredns/coredns@v${corednsVersion}`,
+            },
+          ],
         ),
       ],
       settings: {
@@ -284,7 +314,21 @@ async function main(): Promise<void> {
         epoch,
       );
     }
-    results.push({ name: plan.name, ref, archive, digest: manifest.digest, size });
+    // Beside the archive, from what each layer says it holds; dated like the image (reproducible).
+    const sbom = path.join(args.out, `${plan.name}.spdx.json`);
+    store.atomicWrite(
+      sbom,
+      `${JSON.stringify(
+        spdxDocument(
+          { name: plan.name, ref, digest: manifest.digest },
+          layers.flatMap((l) => l.components ?? []),
+          new Date(epoch * 1000),
+        ),
+        null,
+        2,
+      )}\n`,
+    );
+    results.push({ name: plan.name, ref, archive, digest: manifest.digest, size, sbom });
   }
   const kept = previous.filter((image) => !results.some((r) => r.name === image.name));
   const all = [...results, ...kept].sort(

@@ -69,6 +69,69 @@ describe('images (npm run images) run with runc', () => {
     expect(deployment).toContain(`image: ghcr.io/capi-dns/dns-server:${version}`);
   });
 
+  it('the runtime images carry no shell, package manager, npm or corepack', async () => {
+    const forbidden = [
+      'bin/sh',
+      'bin/bash',
+      'bin/dash',
+      'usr/bin/sh',
+      'usr/bin/bash',
+      'usr/bin/dash',
+      'usr/bin/apt',
+      'usr/bin/apt-get',
+      'usr/bin/dpkg',
+      'usr/local/bin/npm',
+      'usr/local/bin/npx',
+      'usr/local/bin/corepack',
+      'usr/local/lib/node_modules/npm',
+      'usr/local/lib/node_modules/corepack',
+      'app/node_modules/npm',
+      'app/node_modules/corepack',
+    ];
+    for (const name of ['capi-dns-controller', 'dns-server'] as const) {
+      const rootfs = await runner.rootfs(name);
+      expect(fs.existsSync(path.join(rootfs, 'usr/local/bin/node'))).toBe(true);
+      expect(forbidden.filter((f) => fs.existsSync(path.join(rootfs, f)))).toEqual([]);
+      // No executable anywhere on PATH but node.
+      const onPath = ['bin', 'usr/bin', 'usr/local/bin', 'sbin', 'usr/sbin']
+        .flatMap((d) =>
+          fs.existsSync(path.join(rootfs, d))
+            ? fs.readdirSync(path.join(rootfs, d)).map((f) => `${d}/${f}`)
+            : [],
+        )
+        .filter((f) => {
+          const st = fs.statSync(path.join(rootfs, f), { throwIfNoEntry: false });
+          return st?.isFile() && (st.mode & 0o111) !== 0;
+        });
+      expect(onPath).toEqual(['usr/local/bin/node']);
+    }
+  });
+
+  it('writes an SPDX SBOM beside each image listing its Debian, npm and other components', () => {
+    for (const image of images.values()) {
+      expect(image.sbom).toBe(image.archive.replace(/\.tar$/, '.spdx.json'));
+      const doc = JSON.parse(fs.readFileSync(image.sbom, 'utf8')) as {
+        spdxVersion: string;
+        packages: { name: string; versionInfo: string; externalRefs: { referenceLocator: string }[] }[];
+      };
+      expect(doc.spdxVersion).toBe('SPDX-2.3');
+      expect(doc.packages[0]?.versionInfo).toBe(image.digest);
+    }
+    const purls = (name: string) =>
+      (
+        JSON.parse(fs.readFileSync(images.get(name)!.sbom, 'utf8')) as {
+          packages: { externalRefs: { referenceLocator: string }[] }[];
+        }
+      ).packages.map((p) => p.externalRefs[0]!.referenceLocator);
+    const dns = purls('dns-server');
+    expect(dns.some((p) => p.startsWith('pkg:deb/debian/libc6@'))).toBe(true);
+    expect(dns.some((p) => p.startsWith('pkg:npm/%40kubernetes/client-node@'))).toBe(true);
+    expect(dns.some((p) => p.startsWith('pkg:generic/node@v24'))).toBe(true);
+    expect(dns.some((p) => p.startsWith('pkg:generic/capi-dns@'))).toBe(true);
+    expect(dns.some((p) => p.startsWith('pkg:npm/jest@'))).toBe(false);
+    expect(purls('coredns').some((p) => p.startsWith('pkg:golang/github.com/coredns/coredns@v'))).toBe(true);
+  });
+
   it('build/*.Dockerfile copy the same dist/ folders into /app as the images', () => {
     for (const [component, folders] of Object.entries(RUNTIME_FOLDERS)) {
       const dockerfile = fs.readFileSync(`build/${component}.Dockerfile`, 'utf8');

@@ -135,6 +135,11 @@ export class ImageRunner {
    * runtime-config, which reads USER, ENTRYPOINT, CMD, ENV and WORKDIR as
    * runtimes do. (umoci unpack would do both but syncs every file: 20 s here.)
    */
+  /** The image's root file system, unpacked (read it, never write it: containers share it). */
+  async rootfs(name: ImageName): Promise<string> {
+    return path.join((await this.unpack(name)).bundle, 'rootfs');
+  }
+
   private unpack(name: ImageName): Promise<{ bundle: string; entrypoint: string[] }> {
     let unpacking = this.unpacked.get(name);
     if (!unpacking) {
