@@ -8,7 +8,13 @@ import path from 'node:path';
  * the overlay folder beforehand) with IMAGES as [name in the manifests, ref].
  * Kustomize takes a base outside the overlay only as a relative directory path.
  */
-export function writeOverlay(dir: string, name: string, base: string, images: [string, string][]): string {
+export function writeOverlay(
+  dir: string,
+  name: string,
+  base: string,
+  images: [string, string][],
+  patches: string[] = [],
+): string {
   const folder = path.join(dir, name);
   const entries = images
     .map(([image, ref]) => {
@@ -21,7 +27,10 @@ export function writeOverlay(dir: string, name: string, base: string, images: [s
   const resource = path.isAbsolute(base) ? path.relative(folder, base) : base;
   writeFileSync(
     path.join(folder, 'kustomization.yaml'),
-    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${resource}\nimages:\n${entries}`,
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${resource}\nimages:\n${entries}` +
+      (patches.length
+        ? `patches:\n${patches.map((p) => `  - patch: |-\n${p.replace(/^/gm, '      ')}\n`).join('')}`
+        : ''),
   );
   return folder;
 }

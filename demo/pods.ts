@@ -24,6 +24,24 @@ import { StepRunner, type Progress } from './steps.js';
 import { CLUSTERS, KUARD_NAME, MANAGEMENT, NAMESPACE } from './walkthrough.js';
 
 /** One step of the walkthrough: the demo prints its title, the e2e test names a test after it. */
+/** config/dns-server spreads the replicas one per node; a one-node cluster lets them share it. */
+const ONE_NODE_SPREAD = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: capi-dns-server
+  namespace: capi-dns
+spec:
+  template:
+    spec:
+      topologySpreadConstraints:
+        - $patch: replace
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: ScheduleAnyway
+          labelSelector:
+            matchLabels:
+              app.kubernetes.io/name: capi-dns-server`;
+
 export interface PodStep {
   title: string;
   run(w: PodWalkthrough): Promise<void>;
@@ -192,9 +210,14 @@ export class PodWalkthrough {
   }
 
   async installDnsServers(): Promise<void> {
-    const overlay = writeOverlay(this.dir, 'workload', path.join(repoRoot(), 'config', 'workload'), [
-      ['ghcr.io/capi-dns/dns-server', this.ref('dns-server')],
-    ]);
+    const overlay = writeOverlay(
+      this.dir,
+      'workload',
+      path.join(repoRoot(), 'config', 'workload'),
+      [['ghcr.io/capi-dns/dns-server', this.ref('dns-server')]],
+      // One node per cluster here: both replicas on it, as config/README.md says to patch.
+      [ONE_NODE_SPREAD],
+    );
     for (const cluster of CLUSTERS) await this.kubectl(cluster).run(['apply', '-k', overlay]);
     for (const cluster of CLUSTERS)
       await this.kubectl(cluster).run([

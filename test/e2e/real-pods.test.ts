@@ -1,8 +1,10 @@
 // The walkthrough with real pods, as a user runs it: the steps of
 // `npm run demo -- --pods` (demo/pods.ts), one test each, then what a
 // platform team would try next: the operator's leader pod, a dns-server pod
-// and the CoreDNS pod deleted, and kuard still answering by name. Needs root
+// and the CoreDNS pod deleted, and kuard still answering by name; a rolling
+// restart of the dns-server losing no query. Needs root
 // (testenv --nodes).
+import { execFile } from 'node:child_process';
 import { PodWalkthrough } from '../../demo/pods.js';
 import { eventually } from '../support/kube.js';
 
@@ -78,6 +80,63 @@ describe('the walkthrough with real pods', () => {
     await w.curlFromClusterB('kuard-test-dns-server-1');
     await b.run(['-n', 'capi-dns', 'rollout', 'status', 'deployment/capi-dns-server', '--timeout=120s']);
     await w.curlFromClusterB('kuard-test-dns-server-2');
+  }, 300_000);
+
+  it('loses no query across a rolling restart of the dns-server Deployment (lame duck)', async () => {
+    const b = w.kubectl('cluster-b');
+    const node = w.requireEnv().cluster('cluster-b').node;
+    if (!node) throw new Error('cluster-b has no node');
+    const ip = (
+      await b.run(['-n', 'capi-dns', 'get', 'service', 'capi-dns-server', '-o', 'jsonpath={.spec.clusterIP}'])
+    ).trim();
+    const name = 'kuard.gateway.cluster-a.dev-team.clusters.xcc.test';
+    // From cluster-b's node: through kube-proxy's rules to whichever dns-server pod is an endpoint.
+    const ask = (tcp: boolean) =>
+      new Promise<string>((resolve) => {
+        execFile(
+          'ip',
+          [
+            'netns',
+            'exec',
+            node.netns,
+            'dig',
+            `@${ip}`,
+            '+short',
+            '+tries=1',
+            '+time=1',
+            ...(tcp ? ['+tcp'] : []),
+            name,
+            'A',
+          ],
+          (_err, stdout) => resolve(stdout.trim()),
+        );
+      });
+    const want = await ask(false);
+    expect(want).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    let stop = false;
+    const lost: string[] = [];
+    let asked = 0;
+    const loop = (async () => {
+      for (let i = 0; !stop; i++) {
+        const tcp = i % 2 === 1;
+        const got = await ask(tcp);
+        asked++;
+        if (got !== want) lost.push(`${tcp ? 'tcp' : 'udp'} #${i}: ${got || '(no answer)'}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const began = Date.now();
+    await b.run(['-n', 'capi-dns', 'rollout', 'restart', 'deployment/capi-dns-server']);
+    await b.run(['-n', 'capi-dns', 'rollout', 'status', 'deployment/capi-dns-server', '--timeout=180s']);
+    // The last old pod's lame duck ends after the rollout reports done.
+    await new Promise((r) => setTimeout(r, 7000));
+    stop = true;
+    await loop;
+    process.stderr.write(
+      `rolling restart of the dns-server (${Date.now() - began} ms): ${asked} queries over UDP and TCP, ${lost.length} lost ${lost.slice(0, 5).join('; ')}\n`,
+    );
+    expect(asked).toBeGreaterThan(50);
+    expect(lost).toEqual([]);
   }, 300_000);
 
   it("answers again after cluster-b's CoreDNS pod is deleted: its Deployment starts one on the patched Corefile", async () => {

@@ -118,7 +118,9 @@ describe('config/ on a workload cluster', () => {
       'customresourcedefinition.apiextensions.k8s.io/dnsrecordsets.connectivity.tanzu.vmware.com',
       'deployment.apps/capi-dns-server',
       'namespace/capi-dns',
+      'networkpolicy.networking.k8s.io/capi-dns-server',
       'poddisruptionbudget.policy/capi-dns-server',
+      'resourcequota/capi-dns-critical-pods',
       'role.rbac.authorization.k8s.io/capi-dns-server',
       'rolebinding.rbac.authorization.k8s.io/capi-dns-server',
       'service/capi-dns-server',
@@ -200,6 +202,57 @@ describe('rendered manifests', () => {
       .containers[0];
     expect(container?.args).toContain('--leader-election-namespace=$(POD_NAMESPACE)');
     expect(deployment?.metadata.namespace).toBe(role?.metadata.namespace);
+  });
+
+  it('the dns-server: CoreDNS alone on the DNS port, monitoring alone on metrics; critical; one replica per node; a lame duck within the grace period', async () => {
+    const manifests = await render('config/workload');
+    const policy = manifests.find((m) => m.kind === 'NetworkPolicy');
+    expect(policy?.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'capi-dns-server' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+              podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+            },
+          ],
+          ports: [
+            { port: 5353, protocol: 'UDP' },
+            { port: 5353, protocol: 'TCP' },
+          ],
+        },
+        {
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+          ports: [{ port: 8080, protocol: 'TCP' }],
+        },
+      ],
+    });
+    const deployment = manifests.find((m) => m.kind === 'Deployment');
+    const pod = (
+      deployment?.spec?.template as {
+        spec: PodSpec & {
+          priorityClassName?: string;
+          terminationGracePeriodSeconds?: number;
+          topologySpreadConstraints?: { whenUnsatisfiable: string; topologyKey: string }[];
+        };
+      }
+    ).spec;
+    expect(pod.priorityClassName).toBe('system-cluster-critical');
+    expect(pod.topologySpreadConstraints).toEqual([
+      expect.objectContaining({ topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule' }),
+    ]);
+    const args = (pod.containers[0] as { args?: string[] }).args ?? [];
+    const lameduck = Number(
+      /^--lameduck=(\d+)s$/.exec(args.find((a) => a.startsWith('--lameduck=')) ?? '')?.[1],
+    );
+    // The lame duck, then up to 3 s of stopping, within the grace period.
+    expect(lameduck + 3).toBeLessThan(pod.terminationGracePeriodSeconds ?? 30);
+    const quota = manifests.find((m) => m.kind === 'ResourceQuota');
+    expect(quota?.spec?.scopeSelector).toEqual({
+      matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: ['system-cluster-critical'] }],
+    });
   });
 
   it('the dns-server Service maps port 53 to the non-root port 5353, over UDP and TCP', async () => {
