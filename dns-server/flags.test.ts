@@ -12,6 +12,12 @@ describe('flags', () => {
     expect(c.healthListen).toBeUndefined();
     expect(c.buildWorkerIdleMs).toBe(60_000);
     expect(parseFlags(['--build-worker-idle', '0s'])!.buildWorkerIdleMs).toBe(0);
+    expect(c.buildHeapLimitMiB).toBe(128);
+    expect(parseFlags(['--build-heap-limit', '256Mi'])!.buildHeapLimitMiB).toBe(256);
+    for (const bad of ['1G', '128', '8Mi', '1.5Mi'])
+      expect(() => parseFlags(['--build-heap-limit', bad])).toThrow(
+        /--build-heap-limit .*not a size like 160Mi/,
+      );
   });
 
   it('takes repeated zones, a records file alone, or both sources', () => {

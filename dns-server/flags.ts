@@ -20,6 +20,8 @@ export interface Config {
   lameDuckMs: number;
   /** End the build worker after this long without a build (0: after every build). */
   buildWorkerIdleMs: number;
+  /** Most heap, in MiB, the build thread may grow to; a build past it fails and the last data stays served. */
+  buildHeapLimitMiB: number;
   logLevel: Level;
   logQueries: boolean;
   /** Processes answering queries on the shared sockets (cluster module); 1: this process alone. */
@@ -114,6 +116,11 @@ const FLAGS = {
     type: 'string',
     default: '60s',
     help: 'end the build thread after this long without a rebuild, returning its memory (0s: after every build)',
+  },
+  'build-heap-limit': {
+    type: 'string',
+    default: '128Mi',
+    help: 'most heap the build thread may use (Mi); a larger build fails and the last data stays served',
   },
   'log-level': { type: 'string', default: 'info', help: 'debug, info, warn or error' },
   'log-queries': { type: 'boolean', help: 'log every query (costly; for debugging)' },
@@ -234,6 +241,7 @@ export function parseFlags(argv: string[]): Config | undefined {
     filePollMs: duration(str('file-poll')!, 'file-poll'),
     debounceMs: duration(str('debounce')!, 'debounce'),
     buildWorkerIdleMs: duration(str('build-worker-idle')!, 'build-worker-idle'),
+    buildHeapLimitMiB: mebibytes(str('build-heap-limit')!, 'build-heap-limit'),
     lameDuckMs: duration(str('lameduck')!, 'lameduck'),
     logLevel: level,
     logQueries: Boolean(values['log-queries']),
@@ -247,6 +255,14 @@ export function hostPort(raw: string, flag: string): { host: string; port: numbe
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new UsageError(`--${flag} ${raw}: not HOST:PORT`);
   return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/** "160Mi" → 160 (MiB, the unit V8's heap limits take; at least 16). */
+export function mebibytes(raw: string, flag: string): number {
+  const m = /^(\d{1,6})Mi$/.exec(raw);
+  if (!m || Number(m[1]) < 16)
+    throw new UsageError(`--${flag} ${raw}: not a size like 160Mi (at least 16Mi)`);
+  return Number(m[1]);
 }
 
 /** "500ms", "10s", "5m", "1h" → milliseconds. */

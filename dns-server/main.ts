@@ -2,7 +2,7 @@
 // process runs the sources, the builds and HTTP, and N cluster workers share
 // the UDP and TCP sockets and answer from the data it sends them.
 import cluster from 'node:cluster';
-import { inProcessBuilder, WorkerBuilder, type Builder } from './builder.js';
+import { BuildHeapLimitError, inProcessBuilder, WorkerBuilder, type Builder } from './builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
 import { startHealthServer } from '../process/health.js';
 import { fatalLine } from '../process/log.js';
@@ -46,7 +46,10 @@ async function main(argv: string[]): Promise<void> {
     for (const w of Object.values(cluster.workers ?? {}))
       w?.send({ type: 'served', served } satisfies ToAnswerer);
   };
-  const builds = new WorkerBuilder(config.buildWorkerIdleMs, log);
+  const builds = new WorkerBuilder(
+    { idleMs: config.buildWorkerIdleMs, heapLimitMiB: config.buildHeapLimitMiB },
+    log,
+  );
   const store = new RecordStore(config.zones, load, metrics, log, {
     debounceMs: config.debounceMs,
     builder: fallingBack(builds, log),
@@ -162,6 +165,8 @@ function fallingBack(builds: WorkerBuilder, log: Logger): Builder {
     try {
       return await builds.build(req);
     } catch (err) {
+      // The same build in the main thread would take the same memory, without a limit but the pod's.
+      if (err instanceof BuildHeapLimitError) throw err;
       log.warn('build worker failed; building in the main thread', { error: err });
       return inProcess(req);
     }

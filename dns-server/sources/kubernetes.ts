@@ -135,9 +135,27 @@ export class KubernetesSource {
   private snapshot(informer: RecordSetInformer): SourcedRecordSet[] {
     return informer
       .list()
-      .map((obj) => ({ source: `${this.name}/${obj.metadata?.name ?? '?'}`, set: obj as DNSRecordSet }))
+      .map((obj) => ({
+        source: `${this.name}/${obj.metadata?.name ?? '?'}`,
+        set: buildInput(obj as DNSRecordSet),
+      }))
       .sort((a, b) => (a.source < b.source ? -1 : 1));
   }
+}
+
+/**
+ * What the build reads of a DNSRecordSet: its records, and the uid and resourceVersion that say
+ * whether it changed. Every build copies its input into the build thread, so the rest of the
+ * object (managed fields, labels, status) is left here.
+ */
+export function buildInput(obj: DNSRecordSet): DNSRecordSet {
+  const { name, namespace, uid, resourceVersion } = obj.metadata;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { name, namespace, uid, resourceVersion },
+    spec: obj.spec,
+  };
 }
 
 function describe(err: unknown): string {

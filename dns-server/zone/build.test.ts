@@ -157,6 +157,30 @@ describe('buildZones', () => {
       expect(built.zones[1]!.lookup('a.xcc.test', T.A).answer).toHaveLength(1);
     });
 
+    it('keeps sets only up to its record budget; past it, sets are parsed, served and let go', () => {
+      const cache = new ParseCache(2);
+      const set = (name: string, uid: string, values: string[]) => ({
+        source: `k8s:${name}`,
+        set: {
+          ...recordSet(
+            name,
+            values.map((v, i) => ({ name: `${name}${i}.xcc.test`, type: 'A', values: [v] })),
+          ),
+          metadata: { name, namespace: 'capi-dns', uid, resourceVersion: '1' },
+        },
+      });
+      const input = [set('one', 'u1', ['10.0.0.1', '10.0.0.2']), set('two', 'u2', ['10.0.0.3'])];
+      const built = buildZones(input, [zoneConfig()], 1, cache);
+      expect(built.zones[0]!.lookup('two0.xcc.test', T.A).answer.map(presentRR)).toEqual([
+        'two0.xcc.test. 30 IN A 10.0.0.3',
+      ]);
+      expect(cache.size).toBe(1);
+      // "one" leaves: its budget goes to "two".
+      buildZones([input[1]!], [zoneConfig()], 1, cache);
+      buildZones([input[1]!], [zoneConfig()], 1, cache);
+      expect(cache.size).toBe(1);
+    });
+
     it('keeps reporting the problems of a set it does not parse again', () => {
       const cache = new ParseCache();
       const bad = { ...versioned('u1', '1', '10.0.0.256') };

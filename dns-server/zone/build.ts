@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_TTL, MAX_ANSWER_OCTETS, nameWireOctets, type DNSRecordSet } from '../../api/index.js';
 import { isInZone, isWildcard as isWildcardName, NameError, parseName } from './name.js';
 import { namesBetween, presentData, T, type RData, type RRset } from './rr.js';
+import { consume } from './consume.js';
 import { parseValue, RecordError } from './values.js';
 import { Zone, type ZoneNode } from './zone.js';
 
@@ -53,7 +54,7 @@ const TTL_MAX = 2 ** 31 - 1; // RFC 2181 section 8
  *   did not change is not validated and parsed again (when one set of a hundred changes, one is)
  */
 export function buildZones(
-  input: SourcedRecordSet[],
+  input: Iterable<SourcedRecordSet>,
   configs: ZoneConfig[],
   serial: number,
   cache: ParseCache = new ParseCache(),
@@ -114,11 +115,20 @@ export class ParseCache {
   private readonly bySource = new Map<string, ParsedSet>();
   private seen = new Set<string>();
   private zonesKey = '';
+  /** Records held in `bySource`. */
+  private held = 0;
+
+  /**
+   * @param maxRecords most records kept between builds. A build thread that holds more than a few
+   *   thousand is ended after the build anyway (builder.ts MAX_WARM_HEAP_BYTES), so keeping the sets
+   *   of a large zone would only raise the build's peak: past this, sets are parsed, merged and let go.
+   */
+  constructor(private readonly maxRecords = 10_000) {}
 
   begin(configs: ZoneConfig[]): void {
     // Which zone a record lands in depends on the zones served.
     const key = JSON.stringify(configs.map((c) => c.name));
-    if (key !== this.zonesKey) this.bySource.clear();
+    if (key !== this.zonesKey) this.clear();
     this.zonesKey = key;
     this.seen = new Set();
   }
@@ -130,13 +140,26 @@ export class ParseCache {
     const known = this.bySource.get(source);
     if (version !== undefined && known?.version === version) return known;
     const parsed = parseSet(source, set, zones, version);
-    if (version === undefined) this.bySource.delete(source);
-    else this.bySource.set(source, parsed);
+    this.forget(source);
+    if (version !== undefined && this.held + parsed.records.length <= this.maxRecords) {
+      this.bySource.set(source, parsed);
+      this.held += parsed.records.length;
+    }
     return parsed;
   }
 
   end(): void {
-    for (const source of this.bySource.keys()) if (!this.seen.has(source)) this.bySource.delete(source);
+    for (const source of this.bySource.keys()) if (!this.seen.has(source)) this.forget(source);
+  }
+
+  private forget(source: string): void {
+    this.held -= this.bySource.get(source)?.records.length ?? 0;
+    this.bySource.delete(source);
+  }
+
+  private clear(): void {
+    this.bySource.clear();
+    this.held = 0;
   }
 
   get size(): number {
@@ -215,8 +238,18 @@ function mergeRecord(record: ParsedRecord, zoneSets: Map<string, MergedSet>): vo
   const key = `${record.name}/${record.type}`;
   let merged = zoneSets.get(key);
   if (!merged) {
-    merged = { name: record.name, type: record.type, ttl: record.ttl, keys: [], data: [] };
+    // Most names have one record of one value. An array literal holds exactly that value, where
+    // an array grown from empty by push reserves 17 slots (100,000 records: about 25 MB of heap).
+    const single = record.keys.length === 1;
+    merged = {
+      name: record.name,
+      type: record.type,
+      ttl: record.ttl,
+      keys: single ? [record.keys[0]!] : [],
+      data: single ? [record.data[0]!] : [],
+    };
     zoneSets.set(key, merged);
+    if (single) return;
   }
   // RFC 2181 section 5.2: an RRset has one TTL; the smallest wins when sets disagree.
   merged.ttl = Math.min(merged.ttl, record.ttl);
@@ -346,10 +379,12 @@ function makeZone(
   });
   let records = 1 + config.nameServers.length;
   // Sorted by name and type so that ANY answers and the wire layout are stable.
-  const ordered = [...merged.values()].sort((a, b) =>
+  const ordered: (MergedSet | undefined)[] = [...merged.values()].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : a.type - b.type,
   );
-  for (const set of ordered) {
+  // From here the sorted list alone holds the merged sets, and each is let go once it is in the zone.
+  merged.clear();
+  for (const set of consume(ordered)) {
     // The fingerprint follows the sorted sets, so the order the sources delivered them is irrelevant.
     hash.update(`${set.name} ${set.type} ${set.ttl} ${[...set.keys].sort().join(' ')}\n`);
     nodeAt(set.name).rrsets.set(set.type, {

@@ -133,7 +133,14 @@ async function main(): Promise<void> {
       staged(`Node.js ${node.version} (the node devDependency's binary)`, (dir) =>
         stage(dir, 'usr/local/bin/node', node.file, 0o755),
       ),
-      [{ name: 'node', version: node.version, purl: `pkg:generic/node@${node.version}` }],
+      [
+        {
+          name: 'node',
+          version: node.version,
+          purl: `pkg:generic/node@${node.version}`,
+          sha256: node.sha256,
+        },
+      ],
     ),
   );
   const dependencies = once(async () => {

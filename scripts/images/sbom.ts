@@ -11,6 +11,8 @@ export interface SbomComponent {
   version: string;
   /** Package URL (purl), the identifier scanners match vulnerabilities on. */
   purl: string;
+  /** SHA-256 of what was installed, where one file is the component (the Node binary). */
+  sha256?: string;
 }
 
 /** "name version" lines of a Debian layer → components (bookworm, amd64 or what the host builds). */
@@ -62,6 +64,7 @@ export function spdxDocument(image: SbomImage, components: readonly SbomComponen
     versionInfo: c.version,
     downloadLocation: 'NOASSERTION',
     filesAnalyzed: false,
+    ...(c.sha256 ? { checksums: [{ algorithm: 'SHA256', checksumValue: c.sha256 }] } : {}),
     externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: c.purl }],
   }));
   const [repository = image.ref] = image.ref.split(':');

@@ -2,11 +2,21 @@
 // `npm run demo -- --pods` (demo/pods.ts), one test each, then what a
 // platform team would try next: the operator's leader pod, a dns-server pod
 // and the CoreDNS pod deleted, and kuard still answering by name; a rolling
-// restart of the dns-server losing no query. Needs root
+// restart of the dns-server losing no query; 100,000 records within the
+// dns-server's memory limit. Needs root
 // (testenv --nodes).
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { PodWalkthrough } from '../../demo/pods.js';
 import { eventually } from '../support/kube.js';
+import {
+  changeFirstRecord,
+  deleteGeneratedSets,
+  generatedSets,
+  putGeneratedSets,
+} from '../support/recordsets.js';
 
 describe('the walkthrough with real pods', () => {
   const w = new PodWalkthrough();
@@ -138,6 +148,116 @@ describe('the walkthrough with real pods', () => {
     expect(asked).toBeGreaterThan(50);
     expect(lost).toEqual([]);
   }, 300_000);
+
+  it('holds 20,000 and then 100,000 records within the memory limit config/ ships: loaded and rebuilt, no restart', async () => {
+    const b = w.kubectl('cluster-b');
+    const api = w.requireEnv().kubeConfig('cluster-b').makeApiClient(CustomObjectsApi);
+    const node = w.requireEnv().cluster('cluster-b').node;
+    if (!node) throw new Error('cluster-b has no node');
+    const limit = (
+      await b.run([
+        '-n',
+        'capi-dns',
+        'get',
+        'deployment',
+        'capi-dns-server',
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].resources.limits.memory}',
+      ])
+    ).trim();
+    // Each pod answers, not only the one kube-proxy picks: ask every pod IP in turn.
+    const podsOf = async () =>
+      (
+        await b.run([
+          '-n',
+          'capi-dns',
+          'get',
+          'pods',
+          '-l',
+          'app.kubernetes.io/name=capi-dns-server',
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name} {.metadata.uid} {.status.podIP} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].lastState.terminated.reason}{"\\n"}{end}',
+        ])
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [name, uid, podIP, restarts, lastReason] = line.split(' ');
+          return { name: name!, uid: uid!, podIP: podIP!, restarts: Number(restarts), lastReason };
+        });
+    const dig = (server: string, name: string) =>
+      new Promise<string>((resolve) => {
+        execFile(
+          'ip',
+          [
+            'netns',
+            'exec',
+            node.netns,
+            'dig',
+            `@${server}`,
+            '-p',
+            '5353',
+            '+short',
+            '+tries=1',
+            '+time=2',
+            name,
+            'A',
+          ],
+          (_err, stdout) => resolve(stdout.trim()),
+        );
+      });
+    // The pod's memory cgroup (cgroup v1, kubelet's cgroupfs driver): the most it ever used, page cache included.
+    const peakMiB = (uid: string): number => {
+      const found = execFileSync('find', ['/sys/fs/cgroup/memory', '-type', 'd', '-name', `pod${uid}`], {
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter(Boolean)[0];
+      if (!found) return NaN;
+      return Number(readFileSync(path.join(found, 'memory.max_usage_in_bytes'), 'utf8')) / 2 ** 20;
+    };
+    const before = await podsOf();
+    expect(before.length).toBe(2);
+    try {
+      for (const wanted of [20_000, 100_000]) {
+        const { sets, records } = generatedSets(wanted);
+        const began = Date.now();
+        await putGeneratedSets(api, sets);
+        const last = sets.at(-1)!.spec.records.find((r) => r.type === 'A' && !r.name.startsWith('*'))!;
+        for (const pod of before)
+          await eventually(
+            async () => {
+              const got = await dig(pod.podIP, last.name);
+              if (!last.values.includes(got.split('\n')[0]!))
+                throw new Error(`${pod.name}: ${got || '(no answer)'}`);
+            },
+            180_000,
+            500,
+          );
+        const loadedMs = Date.now() - began;
+        const value = `10.255.0.${wanted % 250}`;
+        const changed = await changeFirstRecord(api, sets[0]!.metadata.name, value);
+        for (const pod of before)
+          await eventually(
+            async () => {
+              const got = await dig(pod.podIP, changed);
+              if (got !== value) throw new Error(`${pod.name}: ${changed} is ${got || '(no answer)'}`);
+            },
+            120_000,
+            500,
+          );
+        const after = await podsOf();
+        process.stderr.write(
+          `${records} records: loaded by both dns-server pods in ${loadedMs} ms and rebuilt; peak memory of each pod (cgroup) ${after.map((p) => `${peakMiB(p.uid).toFixed(0)} MiB`).join(', ')} of ${limit}\n`,
+        );
+        expect(after.map((p) => [p.name, p.restarts, p.lastReason ?? ''])).toEqual(
+          before.map((p) => [p.name, 0, '']),
+        );
+      }
+    } finally {
+      await deleteGeneratedSets(api);
+    }
+  }, 900_000);
 
   it("answers again after cluster-b's CoreDNS pod is deleted: its Deployment starts one on the patched Corefile", async () => {
     const b = w.kubectl('cluster-b');

@@ -249,6 +249,14 @@ describe('rendered manifests', () => {
     );
     // The lame duck, then up to 3 s of stopping, within the grace period.
     expect(lameduck + 3).toBeLessThan(pod.terminationGracePeriodSeconds ?? 30);
+    // The build thread's cap leaves the pod's limit room for the main thread and an empty zone's
+    // 156 MB (bench/README.md, "dns-server memory against zone size").
+    const buildHeap = Number(
+      /^--build-heap-limit=(\d+)Mi$/.exec(args.find((a) => a.startsWith('--build-heap-limit=')) ?? '')?.[1],
+    );
+    const limit = Number(/^(\d+)Mi$/.exec(String(pod.containers[0]!.resources?.limits?.memory))?.[1]);
+    expect(buildHeap).toBeGreaterThanOrEqual(96);
+    expect(limit - buildHeap).toBeGreaterThanOrEqual(256);
     const quota = manifests.find((m) => m.kind === 'ResourceQuota');
     expect(quota?.spec?.scopeSelector).toEqual({
       matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: ['system-cluster-critical'] }],

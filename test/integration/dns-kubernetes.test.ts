@@ -12,12 +12,14 @@ import {
   type DNSRecord,
 } from '../../api/index.js';
 import { ensureNamespace } from '../support/capi.js';
+import { deleteGeneratedSets, generatedSets, putGeneratedSets } from '../support/recordsets.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { apply, eventually, installCrds, readManifests } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 
 const CLUSTER = 'cluster-x';
+const SMALL = '10.0.3.1';
 
 function recordSet(name: string, records: DNSRecord[]) {
   return {
@@ -127,6 +129,48 @@ describe('dns-server in Kubernetes mode', () => {
       await idle.stop();
     }
   });
+
+  it('fails a build past --build-heap-limit with a clear error, keeps serving the last data, and stays up', async () => {
+    const limited = await startDnsServer([
+      '--zone',
+      'xcc.test',
+      '--kubeconfig',
+      env.cluster(CLUSTER).kubeconfig,
+      '--build-heap-limit',
+      '16Mi',
+    ]);
+    const api = kc.makeApiClient(CustomObjectsApi);
+    try {
+      await apply(kc, [recordSet('small', [{ name: 'small.xcc.test', type: 'A', values: [SMALL] }])]);
+      const answerOf = async (name: string) =>
+        (await dig(limited.port, ['+short', name, 'A'])).stdout.trim().split('\n').filter(Boolean);
+      await eventually(async () => expect(await answerOf('small.xcc.test')).toEqual([SMALL]), 5000, 20);
+      // 20,000 records take more than 16 MiB of build heap (the first few sets, created one by one, do not).
+      const { sets } = generatedSets(20_000);
+      const last = sets.at(-1)!.spec.records.find((r) => r.type === 'A' && !r.name.startsWith('*'))!;
+      await putGeneratedSets(api, sets);
+      await eventually(
+        async () => expect(limited.logs()).toContain('needed more than --build-heap-limit 16Mi'),
+        60_000,
+        100,
+      );
+      expect(limited.logs()).not.toContain('building in the main thread');
+      expect(limited.child.exitCode).toBeNull();
+      expect(await answerOf('small.xcc.test')).toEqual([SMALL]);
+      expect(await answerOf(last.name)).toEqual([]);
+      // Back under the limit, builds succeed again.
+      await deleteGeneratedSets(api);
+      await apply(kc, [recordSet('small', [{ name: 'small.xcc.test', type: 'A', values: ['10.0.3.2'] }])]);
+      await eventually(
+        async () => expect(await answerOf('small.xcc.test')).toEqual(['10.0.3.2']),
+        30_000,
+        50,
+      );
+    } finally {
+      await deleteGeneratedSets(api).catch(() => undefined);
+      await limited.stop();
+    }
+  }, 120_000);
 
   it('keeps answering while the API server is stopped, and catches up after it is back', async () => {
     await apply(kc, [recordSet('steady', [{ name: 'steady.xcc.test', type: 'A', values: ['10.0.1.1'] }])]);

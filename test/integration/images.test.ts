@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RUNTIME_FOLDERS } from '../../scripts/images/layout.js';
 import { buildImages, ImageRunner, type BuiltImage } from '../support/images.js';
+import { repoRoot } from '../support/paths.js';
 
 const NAME = 'kuard.gateway.cluster-a.dev-team.clusters.xcc.test';
 
@@ -130,6 +131,16 @@ describe('images (npm run images) run with runc', () => {
     expect(dns.some((p) => p.startsWith('pkg:generic/capi-dns@'))).toBe(true);
     expect(dns.some((p) => p.startsWith('pkg:npm/jest@'))).toBe(false);
     expect(purls('coredns').some((p) => p.startsWith('pkg:golang/github.com/coredns/coredns@v'))).toBe(true);
+    // The Node binary shipped is the pinned one (build/node-binary.sha256), and the SBOM says which.
+    const pinned = fs
+      .readFileSync(path.join(repoRoot(), 'build', 'node-binary.sha256'), 'utf8')
+      .split(' ')[0];
+    const node = (
+      JSON.parse(fs.readFileSync(images.get('dns-server')!.sbom, 'utf8')) as {
+        packages: { name: string; checksums?: { algorithm: string; checksumValue: string }[] }[];
+      }
+    ).packages.find((p) => p.name === 'node');
+    expect(node?.checksums).toEqual([{ algorithm: 'SHA256', checksumValue: pinned }]);
   });
 
   it('build/*.Dockerfile copy the same dist/ folders into /app as the images', () => {
