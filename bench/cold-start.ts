@@ -1,0 +1,183 @@
+// A cold start of the operator over many workload clusters (real API servers,
+// test/testenv): a loadBalancer GatewayDNS and a headless GatewayDNS (10 pods
+// a cluster) over every cluster, no DNSRecordSet anywhere yet, then the
+// operator starts. Measured until both GatewayDNS are Ready: the time, the
+// record sets written, the requests that timed out ("no answer within") and
+// the reconciles that failed and were retried. Each build given (this one
+// and, with --reference, another, e.g. main's) starts cold in turn on the
+// same clusters, interleaved run by run; the record sets are deleted between
+// runs.
+//
+//   node dist/bench/cold-start.js [--clusters 10,25,40] [--runs 2] [--reference ../ref/dist]
+//
+// (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import { CoreV1Api, CustomObjectsApi, type KubernetesObject } from '@kubernetes/client-node';
+import { DNSRECORDSET_PLURAL, GROUP, VERSION } from '../api/index.js';
+import { ensureNamespace } from '../test/support/capi.js';
+import { writeEndpointSlice } from '../test/support/endpointslices.js';
+import { apply, eventually } from '../test/support/kube.js';
+import { metricsAt, setLoadBalancer } from '../test/support/operator.js';
+import { freePort } from '../test/support/dns.js';
+import { prepareClusters } from '../test/support/prepare.js';
+import { repoRoot } from '../test/support/paths.js';
+import { stopChild } from '../test/support/stop-child.js';
+import { TestEnv } from '../test/support/testenv.js';
+import { loadAverage, machine } from './dns-load.js';
+
+const NS = 'fleet';
+const APPS = 'apps';
+const RECORDS_NS = 'capi-dns';
+
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string', default: '10,25,40' },
+    runs: { type: 'string', default: '2' },
+    reference: { type: 'string' },
+  },
+});
+const builds: [string, string][] = [['this', path.join(repoRoot(), 'dist')]];
+if (values.reference) builds.push(['reference', path.resolve(values.reference)]);
+
+interface ColdStart {
+  ms: number;
+  written: number;
+  timeouts: number;
+  failedReconciles: number;
+}
+
+async function coldStart(env: TestEnv, dist: string): Promise<ColdStart> {
+  const health = `127.0.0.1:${await freePort()}`;
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(dist, 'operator', 'main.js'),
+      '--kubeconfig',
+      env.cluster('management').kubeconfig,
+      '--health-listen',
+      health,
+      '--namespace',
+      NS,
+      '--no-leader-elect',
+      '--no-manage-corefiles',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let timeouts = 0;
+  readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+    timeouts += line.split('no answer within').length - 1;
+  });
+  const began = Date.now();
+  try {
+    const custom = env.kubeConfig('management').makeApiClient(CustomObjectsApi);
+    const ready = async (name: string) => {
+      const g = (await custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: 'gatewaydnses',
+        name,
+      })) as {
+        metadata: { generation: number };
+        status?: {
+          observedGeneration?: number;
+          conditions?: { type: string; status: string; message?: string }[];
+        };
+      };
+      const r = g.status?.conditions?.find((c) => c.type === 'Ready');
+      if (g.status?.observedGeneration !== g.metadata.generation || r?.status !== 'True')
+        throw new Error(`${name}: Ready ${r?.status} ${r?.message ?? ''}`);
+    };
+    await eventually(() => Promise.all([ready('gateway'), ready('db')]), 600_000, 200);
+    const ms = Date.now() - began;
+    const m = await metricsAt(health);
+    return {
+      ms,
+      written: m['capi_dns_recordsets_written_total'] ?? NaN,
+      timeouts,
+      failedReconciles: m['capi_dns_reconcile_errors_total'] ?? NaN,
+    };
+  } finally {
+    await stopChild(child, 10_000);
+  }
+}
+
+function gatewayDns(body: { metadata: { name: string; namespace: string }; spec: object }): KubernetesObject {
+  return { apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1', kind: 'GatewayDNS', ...body };
+}
+
+async function clearRecordSets(env: TestEnv, names: string[]): Promise<void> {
+  await Promise.all(
+    names.map(async (name) => {
+      const custom = env.kubeConfig(name).makeApiClient(CustomObjectsApi);
+      await custom.deleteCollectionNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: RECORDS_NS,
+        plural: DNSRECORDSET_PLURAL,
+      });
+    }),
+  );
+}
+
+async function fleet(count: number, runs: number): Promise<void> {
+  const names = Array.from({ length: count }, (_, i) => `c${String(i + 1).padStart(3, '0')}`);
+  const began = Date.now();
+  const env = await TestEnv.start({ workloadClusters: names });
+  try {
+    await prepareClusters(env, { namespace: NS, workloads: names, recordsNamespace: RECORDS_NS });
+    for (const [c, name] of names.entries()) {
+      const kc = env.kubeConfig(name);
+      await ensureNamespace(kc, APPS);
+      await setLoadBalancer(kc, APPS, 'envoy', [{ ip: `172.16.${c >> 8}.${c & 255}` }]);
+      await kc.makeApiClient(CoreV1Api).createNamespacedService({
+        namespace: APPS,
+        body: {
+          metadata: { name: 'db' },
+          spec: { clusterIP: 'None', selector: { app: 'db' }, ports: [{ name: 'pg', port: 5432 }] },
+        },
+      });
+      await writeEndpointSlice(kc, {
+        namespace: APPS,
+        service: 'db',
+        name: 'db-x',
+        addressType: 'IPv4',
+        endpoints: Array.from({ length: 10 }, (_, i) => ({
+          pod: `db-${i}`,
+          address: `10.${100 + (c % 100)}.${c >> 8}.${i}`,
+          hostname: `db-${i}`,
+          ready: true,
+        })),
+        ports: [{ name: 'pg', port: 5432 }],
+      });
+    }
+    await apply(env.kubeConfig('management'), [
+      gatewayDns({
+        metadata: { name: 'gateway', namespace: NS },
+        spec: { clusterSelector: {}, service: `${APPS}/envoy`, resolutionType: 'loadBalancer' },
+      }),
+      gatewayDns({
+        metadata: { name: 'db', namespace: NS },
+        spec: { clusterSelector: {}, service: `${APPS}/db`, resolutionType: 'headless', gatewayLabel: 'db' },
+      }),
+    ]);
+    process.stderr.write(`${count} workload clusters ready in ${Date.now() - began} ms\n`);
+    for (let run = 1; run <= runs; run++)
+      for (const [build, dist] of run % 2 === 1 ? builds : [...builds].reverse()) {
+        await clearRecordSets(env, names);
+        const r = await coldStart(env, dist);
+        console.log(
+          `${String(count).padStart(8)}  ${build.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
+        );
+      }
+  } finally {
+    await env.stop();
+  }
+}
+
+console.log(machine());
+console.log('clusters  build      run  ready ms  sets written  timeouts  failed reconciles');
+for (const count of values.clusters!.split(',').map(Number)) await fleet(count, Number(values.runs));
