@@ -12,11 +12,18 @@
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { spawn } from 'node:child_process';
+import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, CustomObjectsApi, type KubernetesObject } from '@kubernetes/client-node';
-import { DNSRECORDSET_PLURAL, GROUP, VERSION } from '../api/index.js';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { DNSRECORDSET_PLURAL, GATEWAYDNS_PLURAL, GROUP, VERSION } from '../api/index.js';
 import { ensureNamespace } from '../test/support/capi.js';
 import { writeEndpointSlice } from '../test/support/endpointslices.js';
 import { apply, eventually } from '../test/support/kube.js';
@@ -44,12 +51,50 @@ if (values.reference) builds.push(['reference', path.resolve(values.reference)])
 
 interface ColdStart {
   ms: number;
+  /** Writes of record sets and EndpointSlices the workload API servers counted, in all. */
+  requests: number;
   written: number;
   timeouts: number;
   failedReconciles: number;
 }
 
-async function coldStart(env: TestEnv, dist: string): Promise<ColdStart> {
+// Counted by the API servers themselves (apiserver_request_total), so both
+// builds are measured the same way whatever their own metrics say. The test
+// environment runs every API server in one process with one metrics registry:
+// any cluster's /metrics counts the requests of all of them.
+async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
+  const kc = env.kubeConfig(names[0]!);
+  const server = new URL(kc.getCurrentCluster()!.server);
+  const opts: https.RequestOptions = { hostname: server.hostname, port: server.port, path: '/metrics' };
+  await kc.applyToHTTPSOptions(opts);
+  const text = await new Promise<string>((resolve, reject) => {
+    https
+      .get(opts, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: HTTP ${res.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^apiserver_request_total\{(.*)\} ([0-9.e+]+)$/.exec(line);
+    // Only what the operator writes in workload clusters: the API servers write much of their own (leases, CRD status).
+    if (
+      m &&
+      /verb="(POST|PUT|PATCH|APPLY|DELETE)"/.test(m[1]!) &&
+      /resource="(dnsrecordsets|endpointslices)"/.test(m[1]!)
+    )
+      sum += Number(m[2]);
+  }
+  return sum;
+}
+
+async function coldStart(env: TestEnv, names: string[], dist: string): Promise<ColdStart> {
+  const requestsBefore = await writeRequests(env, names);
   const health = `127.0.0.1:${await freePort()}`;
   const child = spawn(
     process.execPath,
@@ -78,7 +123,7 @@ async function coldStart(env: TestEnv, dist: string): Promise<ColdStart> {
         group: GROUP,
         version: VERSION,
         namespace: NS,
-        plural: 'gatewaydnses',
+        plural: GATEWAYDNS_PLURAL,
         name,
       })) as {
         metadata: { generation: number };
@@ -96,6 +141,7 @@ async function coldStart(env: TestEnv, dist: string): Promise<ColdStart> {
     const m = await metricsAt(health);
     return {
       ms,
+      requests: (await writeRequests(env, names)) - requestsBefore,
       written: m['capi_dns_recordsets_written_total'] ?? NaN,
       timeouts,
       failedReconciles: m['capi_dns_reconcile_errors_total'] ?? NaN,
@@ -109,7 +155,22 @@ function gatewayDns(body: { metadata: { name: string; namespace: string }; spec:
   return { apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1', kind: 'GatewayDNS', ...body };
 }
 
-async function clearRecordSets(env: TestEnv, names: string[]): Promise<void> {
+// A run starts from nothing written: no record set in any cluster and no
+// status, so that Ready can only come from the operator under test.
+async function clearOutputs(env: TestEnv, names: string[], gateways: string[]): Promise<void> {
+  const management = env.kubeConfig('management').makeApiClient(CustomObjectsApi);
+  for (const name of gateways)
+    await management.patchNamespacedCustomObjectStatus(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: NS,
+        plural: GATEWAYDNS_PLURAL,
+        name,
+        body: { status: null },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   await Promise.all(
     names.map(async (name) => {
       const custom = env.kubeConfig(name).makeApiClient(CustomObjectsApi);
@@ -167,10 +228,10 @@ async function fleet(count: number, runs: number): Promise<void> {
     process.stderr.write(`${count} workload clusters ready in ${Date.now() - began} ms\n`);
     for (let run = 1; run <= runs; run++)
       for (const [build, dist] of run % 2 === 1 ? builds : [...builds].reverse()) {
-        await clearRecordSets(env, names);
-        const r = await coldStart(env, dist);
+        await clearOutputs(env, names, ['gateway', 'db']);
+        const r = await coldStart(env, names, dist);
         console.log(
-          `${String(count).padStart(8)}  ${build.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
+          `${String(count).padStart(8)}  ${build.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.requests).padStart(14)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
         );
       }
   } finally {
@@ -179,5 +240,5 @@ async function fleet(count: number, runs: number): Promise<void> {
 }
 
 console.log(machine());
-console.log('clusters  build      run  ready ms  sets written  timeouts  failed reconciles');
+console.log('clusters  build      run  ready ms  sets written  write requests  timeouts  failed reconciles');
 for (const count of values.clusters!.split(',').map(Number)) await fleet(count, Number(values.runs));
