@@ -9,6 +9,7 @@
 // runs.
 //
 //   node dist/bench/cold-start.js [--clusters 10,25,40] [--runs 2] [--reference ../ref/dist]
+//                                 [--variant "wide=--max-concurrent-writes 128"]
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { spawn } from 'node:child_process';
@@ -43,11 +44,25 @@ const { values } = parseArgs({
   options: {
     clusters: { type: 'string', default: '10,25,40' },
     runs: { type: 'string', default: '2' },
+    // Cold starts to run and not count first: the first one after the clusters start pays the
+    // API servers' own warm-up (and would fall to whichever build comes first).
+    warmup: { type: 'string', default: '1' },
     reference: { type: 'string' },
+    // NAME=FLAGS: this build once more, with these operator flags (e.g. "wide=--max-concurrent-writes 128").
+    variant: { type: 'string', multiple: true, default: [] },
   },
 });
-const builds: [string, string][] = [['this', path.join(repoRoot(), 'dist')]];
-if (values.reference) builds.push(['reference', path.resolve(values.reference)]);
+interface Build {
+  name: string;
+  dist: string;
+  flags: string[];
+}
+const builds: Build[] = [{ name: 'this', dist: path.join(repoRoot(), 'dist'), flags: [] }];
+for (const v of values.variant!) {
+  const [name, flags] = v.split(/=(.*)/s);
+  builds.push({ name: name!, dist: builds[0]!.dist, flags: (flags ?? '').split(/\s+/).filter(Boolean) });
+}
+if (values.reference) builds.push({ name: 'reference', dist: path.resolve(values.reference), flags: [] });
 
 interface ColdStart {
   ms: number;
@@ -93,7 +108,7 @@ async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
   return sum;
 }
 
-async function coldStart(env: TestEnv, names: string[], dist: string): Promise<ColdStart> {
+async function coldStart(env: TestEnv, names: string[], { dist, flags }: Build): Promise<ColdStart> {
   const requestsBefore = await writeRequests(env, names);
   const health = `127.0.0.1:${await freePort()}`;
   const child = spawn(
@@ -108,6 +123,7 @@ async function coldStart(env: TestEnv, names: string[], dist: string): Promise<C
       NS,
       '--no-leader-elect',
       '--no-manage-corefiles',
+      ...flags,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -226,12 +242,16 @@ async function fleet(count: number, runs: number): Promise<void> {
       }),
     ]);
     process.stderr.write(`${count} workload clusters ready in ${Date.now() - began} ms\n`);
+    for (let run = 0; run < Number(values.warmup); run++) {
+      await clearOutputs(env, names, ['gateway', 'db']);
+      await coldStart(env, names, builds[0]!);
+    }
     for (let run = 1; run <= runs; run++)
-      for (const [build, dist] of run % 2 === 1 ? builds : [...builds].reverse()) {
+      for (const build of run % 2 === 1 ? builds : [...builds].reverse()) {
         await clearOutputs(env, names, ['gateway', 'db']);
-        const r = await coldStart(env, names, dist);
+        const r = await coldStart(env, names, build);
         console.log(
-          `${String(count).padStart(8)}  ${build.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.requests).padStart(14)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
+          `${String(count).padStart(8)}  ${build.name.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.requests).padStart(14)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
         );
       }
   } finally {
