@@ -28,6 +28,11 @@ export interface Flags {
   leaderElectionId: string;
   identity: string;
   workers: number;
+  /** Writes to one workload cluster: sustained requests a second, and how many at once above that. */
+  workloadQps: number;
+  workloadBurst: number;
+  /** Writes in flight to all workload clusters at once. */
+  maxConcurrentWrites: number;
   logLevel: Level;
   help: boolean;
 }
@@ -58,6 +63,10 @@ Flags:
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
   --identity NAME                    this replica's name in the Lease (default hostname_pid)
   --workers N                        GatewayDNS reconciled in parallel (default 4)
+  --workload-qps N                   writes a second to one workload cluster, sustained (default 20; 0: no limit)
+  --workload-burst N                 writes to one workload cluster above that rate at once (default 30)
+  --max-concurrent-writes N          writes in flight to all workload clusters together (default 32); more
+                                     wait their turn, each cluster in turn, their timeout starting when they start
   --log-level LEVEL                  debug, info, warn, error (default info)
   --help                             this text
 `;
@@ -85,6 +94,9 @@ export function parseFlags(argv: string[]): Flags {
       'leader-election-id': { type: 'string', default: 'capi-dns-controller' },
       identity: { type: 'string', default: `${os.hostname()}_${process.pid}` },
       workers: { type: 'string', default: '4' },
+      'workload-qps': { type: 'string', default: '20' },
+      'workload-burst': { type: 'string', default: '30' },
+      'max-concurrent-writes': { type: 'string', default: '32' },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', default: false },
     },
@@ -92,6 +104,12 @@ export function parseFlags(argv: string[]): Flags {
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1)
     throw new Error(`--workers: want a positive integer, got ${values.workers}`);
+  const count = (flag: 'workload-qps' | 'workload-burst' | 'max-concurrent-writes', min: number): number => {
+    const n = Number(values[flag]);
+    if (!Number.isInteger(n) || n < min)
+      throw new Error(`--${flag}: want an integer of at least ${min}, got ${values[flag]}`);
+    return n;
+  };
   const logLevel = values['log-level'] as Level;
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
     throw new Error(`--log-level: unknown level ${logLevel}`);
@@ -122,6 +140,9 @@ export function parseFlags(argv: string[]): Flags {
     leaderElectionId: values['leader-election-id'],
     identity: values.identity,
     workers,
+    workloadQps: count('workload-qps', 0),
+    workloadBurst: count('workload-burst', 1),
+    maxConcurrentWrites: count('max-concurrent-writes', 1),
     logLevel,
     help: values.help,
   };

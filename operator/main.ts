@@ -12,6 +12,13 @@ import { LeaderElector } from './runtime/leader.js';
 import { createLogger, errorText } from './runtime/log.js';
 import { Metrics } from './runtime/metrics.js';
 import { removeAllMirrors } from './mirror/cleanup.js';
+import { WriteGate } from './runtime/write-gate.js';
+
+/**
+ * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
+ * cluster with many changes leaves room for the others (the rate limit is --workload-qps).
+ */
+const WRITES_IN_FLIGHT_PER_CLUSTER = 4;
 
 async function main(): Promise<void> {
   let flags: Flags;
@@ -34,7 +41,13 @@ async function main(): Promise<void> {
       'this @kubernetes/client-node has no createDispatcher: every API request opens a new connection',
     );
 
-  const metrics = new Metrics();
+  const writeGate = new WriteGate({
+    maxInFlight: flags.maxConcurrentWrites,
+    maxInFlightPerCluster: WRITES_IN_FLIGHT_PER_CLUSTER,
+    qps: flags.workloadQps,
+    burst: flags.workloadBurst,
+  });
+  const metrics = new Metrics(writeGate);
   const events = new EventRecorder(kc, log, flags.identity);
   const controller = new GatewayDnsController({
     management: kc,
@@ -47,6 +60,7 @@ async function main(): Promise<void> {
       allowInsecureTls: flags.insecureKubeconfigTls,
     },
     departedGraceMs: flags.pausedDepartureGraceMs,
+    writeGate,
     events,
     metrics,
     log,

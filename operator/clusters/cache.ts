@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
+import type { WriteGate } from '../runtime/write-gate.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
 
@@ -35,6 +36,8 @@ export interface ClusterCacheOptions {
   relistMs?: number;
   /** What a kubeconfig Secret may ask of the operator (exec, skipping TLS verification); strict by default. */
   kubeconfigPolicy?: KubeconfigPolicy;
+  /** Where the writes to every cluster queue (runtime/write-gate.ts). */
+  writeGate?: WriteGate;
 }
 
 interface Entry {
@@ -94,6 +97,7 @@ export class ClusterCache {
       kc,
       recordsNamespace: this.opts.recordsNamespace,
       relistMs: this.opts.relistMs,
+      writeGate: this.opts.writeGate,
       onChange: (change) => this.emit({ type: 'change', cluster: key, change }),
       onHealth: ({ healthy, changed, error, watch }) => {
         if (changed)
@@ -160,6 +164,8 @@ export class ClusterCache {
 
   private drop(key: string, entry: Entry): void {
     this.entries.delete(key);
+    // Writes still queued were for the client being dropped: they fail, and their reconcile runs again.
+    this.opts.writeGate?.forget(key);
     void entry.remote.stop();
     this.emit({ type: 'reset', cluster: key });
   }

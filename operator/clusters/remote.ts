@@ -31,6 +31,7 @@ import {
 } from '../../api/index.js';
 import type { DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
+import { WriteGate } from '../runtime/write-gate.js';
 import { ReadinessProbe, probeReadyz } from './probe.js';
 
 export type RemoteKind =
@@ -72,7 +73,17 @@ export interface RemoteClusterOptions {
   probeIntervalMs?: number;
   /** The probe's own timeout (default 1 s). */
   probeTimeoutMs?: number;
+  /** Where the operator's writes to every cluster queue (default: one of this cluster's own, unlimited). */
+  writeGate?: WriteGate;
 }
+
+/** A gate that lets every request through at once: a RemoteCluster made without one (tests). */
+const UNLIMITED: WriteGate = new WriteGate({
+  maxInFlight: Infinity,
+  maxInFlightPerCluster: Infinity,
+  qps: 0,
+  burst: 0,
+});
 
 export interface ClusterHealth {
   healthy: boolean;
@@ -126,6 +137,14 @@ export class RemoteCluster {
       onReady: () => this.all().forEach((w) => w.retryNow()),
       intervalMs: opts.probeIntervalMs,
     });
+  }
+
+  /**
+   * A write (apply, delete) to this cluster, started when the operator's write gate allows and
+   * given `timeoutMs` from then: every write to a workload cluster goes through here.
+   */
+  write<T>(what: string, timeoutMs: number, request: () => Promise<T>): Promise<T> {
+    return (this.opts.writeGate ?? UNLIMITED).run(this.opts.key, what, timeoutMs, request);
   }
 
   get key(): string {

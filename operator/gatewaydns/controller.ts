@@ -29,6 +29,7 @@ import { objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
 import { mirrorKeysFor } from '../mirror/events.js';
 import { frozenBy } from '../clusters/lifecycle.js';
+import type { WriteGate } from '../runtime/write-gate.js';
 
 export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
 
@@ -45,6 +46,8 @@ export interface ControllerOptions {
   relistMs?: number;
   /** What a workload kubeconfig Secret may ask of the operator; strict when undefined. */
   kubeconfigPolicy?: KubeconfigPolicy;
+  /** Where the writes to every workload cluster queue (runtime/write-gate.ts); unlimited when unset. */
+  writeGate?: WriteGate;
   /**
    * How long a Cluster deleted while paused (clusterctl move deletes the source's paused copy; a
    * GitOps tool recreates one) is still taken as there, frozen, before its records are withdrawn:
@@ -129,6 +132,7 @@ export class GatewayDnsController {
       readSecret: (namespace, name) => this.secrets.get(namespace, name),
       secretProblem: (namespace, name) => this.secrets.problem(namespace, name),
       kubeconfigPolicy: opts.kubeconfigPolicy,
+      writeGate: opts.writeGate,
       log: opts.log,
       relistMs: opts.relistMs,
     });

@@ -7,7 +7,7 @@ import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, CONTROLLER_NAME, gatewayDnsLabels, type DNSRecordSet } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { RemoteCluster } from '../clusters/remote.js';
-import { canonical, withTimeout } from '../runtime/equal.js';
+import { canonical } from '../runtime/equal.js';
 import type { ChangeType } from '../runtime/informer.js';
 import { errorText, httpStatus } from '../runtime/log.js';
 import type { TargetOutcome } from './status.js';
@@ -124,17 +124,18 @@ export class RecordSetWriter {
       return { name, changed: false };
     this.intended.set(memoryKey, { content: desired.content });
     try {
-      await withTimeout(
-        remote.objects.patch(
-          desired.set as KubernetesObject,
-          undefined,
-          undefined,
-          FIELD_MANAGER,
-          true,
-          PatchStrategy.ServerSideApply,
-        ),
-        this.opts.requestTimeoutMs,
+      await remote.write(
         `apply DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
+        this.opts.requestTimeoutMs,
+        () =>
+          remote.objects.patch(
+            desired.set as KubernetesObject,
+            undefined,
+            undefined,
+            FIELD_MANAGER,
+            true,
+            PatchStrategy.ServerSideApply,
+          ),
       );
     } catch (err) {
       this.intended.delete(memoryKey);
@@ -153,14 +154,15 @@ export class RecordSetWriter {
     this.existingContent.delete(memoryKey);
     this.intended.set(memoryKey, 'deleted');
     try {
-      await withTimeout(
-        remote.objects.delete({
-          apiVersion: API_VERSION,
-          kind: 'DNSRecordSet',
-          metadata: { name, namespace: this.opts.recordsNamespace },
-        }),
-        this.opts.requestTimeoutMs,
+      await remote.write(
         `delete DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
+        this.opts.requestTimeoutMs,
+        () =>
+          remote.objects.delete({
+            apiVersion: API_VERSION,
+            kind: 'DNSRecordSet',
+            metadata: { name, namespace: this.opts.recordsNamespace },
+          }),
       );
     } catch (err) {
       if (httpStatus(err) === 404) return { name, changed: false };

@@ -320,18 +320,19 @@ export class MirrorWriter {
   }
 
   private async serverSideApply(remote: RemoteCluster, object: KubernetesObject): Promise<KubernetesObject> {
-    return withTimeout(
-      // force: these objects are ours (checked above); a field someone else changed is taken back.
-      remote.objects.patch(
-        object,
-        undefined,
-        undefined,
-        MIRROR_FIELD_MANAGER,
-        true,
-        PatchStrategy.ServerSideApply,
-      ),
-      this.opts.requestTimeoutMs,
+    return remote.write(
       `apply ${object.kind} ${object.metadata?.namespace}/${object.metadata?.name}`,
+      this.opts.requestTimeoutMs,
+      // force: these objects are ours (checked above); a field someone else changed is taken back.
+      () =>
+        remote.objects.patch(
+          object,
+          undefined,
+          undefined,
+          MIRROR_FIELD_MANAGER,
+          true,
+          PatchStrategy.ServerSideApply,
+        ),
     );
   }
 
@@ -352,7 +353,7 @@ export class MirrorWriter {
     const { name = '', namespace = '', uid } = object.metadata ?? {};
     this.lastWrite.delete(`${remote.key}|${kind}|${namespace}/${name}`);
     try {
-      await withTimeout(
+      await remote.write(`delete ${kind} ${namespace}/${name}`, this.opts.requestTimeoutMs, () =>
         remote.objects.delete(
           { apiVersion, kind, metadata: { name, namespace } },
           undefined,
@@ -364,8 +365,6 @@ export class MirrorWriter {
             ...(uid ? { preconditions: { uid } } : {}),
           },
         ),
-        this.opts.requestTimeoutMs,
-        `delete ${kind} ${namespace}/${name}`,
       );
       return 1;
     } catch (err) {

@@ -3,6 +3,7 @@
 // reconcile does `metrics.reconciles++`); the registry reads them when it is
 // scraped, so no call site knows about prom-client.
 import { Counter, Gauge, Histogram, processRegistry, type Registry } from '../../process/metrics.js';
+import type { WriteGateStats } from './write-gate.js';
 
 export class Metrics {
   reconciles = 0;
@@ -20,7 +21,8 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
+  /** @param writes the gate of the writes to workload clusters, read when scraped */
+  constructor(writes?: { stats(): WriteGateStats }) {
     const counter = (name: string, help: string, value: () => number) =>
       new Counter({
         name,
@@ -41,6 +43,23 @@ export class Metrics {
         },
       });
     counter('capi_dns_reconciles_total', 'GatewayDNS reconciles run.', () => this.reconciles);
+    if (writes) {
+      counter(
+        'capi_dns_workload_writes_total',
+        'Writes (applies, deletes) started in workload clusters.',
+        () => writes.stats().started,
+      );
+      gauge(
+        'capi_dns_workload_writes_queued',
+        'Writes to workload clusters waiting for their turn (--max-concurrent-writes, --workload-qps).',
+        () => writes.stats().queued,
+      );
+      gauge(
+        'capi_dns_workload_writes_in_flight',
+        'Writes to workload clusters under way.',
+        () => writes.stats().inFlight,
+      );
+    }
     counter(
       'capi_dns_reconcile_errors_total',
       'GatewayDNS reconciles that failed.',
