@@ -7,6 +7,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import type { GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { ClusterFacts } from '../gatewaydns/facts.js';
 import type { EffectiveSpec } from '../gatewaydns/validate.js';
 import { desiredMirror, type MirrorTarget } from './desired.js';
@@ -17,6 +18,7 @@ import { MirrorWriter, type MirrorOutcome } from './writer.js';
 
 export interface MirrorReconcilerOptions {
   clusters: ClusterCache;
+  writer: OwnedObjectWriter;
   firstSyncTimeoutMs: number;
   requestTimeoutMs: number;
 }
