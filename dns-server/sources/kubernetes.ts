@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
 import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../process/log.js';
 import type { SourcedRecordSet } from '../zone/build.js';
 
 export interface KubernetesSourceOptions {
