@@ -8,9 +8,9 @@
 import { parseArgs } from 'node:util';
 import type { DNSRecordSet } from '../api/index.js';
 import { recordSetsFor } from '../operator/gatewaydns/desired.js';
-import type { ClusterFacts } from '../operator/gatewaydns/facts.js';
+import type { ClusterFacts } from '../operator/model/facts.js';
 import { fitRecordSets } from '../operator/gatewaydns/limits.js';
-import { validateGatewayDnsSpec } from '../operator/gatewaydns/validate.js';
+import { validateGatewayDnsSpec } from '../operator/model/validate.js';
 
 interface Shape {
   name: string;

@@ -8,7 +8,7 @@ import type { Logger } from './log.js';
 import { encodeServed } from './wire/served.js';
 import { buildZones, ParseCache, type SourcedRecordSet } from './zone/build.js';
 import { consume } from './zone/consume.js';
-import type { BuildReply, BuildRequest, LogEntry } from './builder.js';
+import type { BuildReply, BuildRequest, LogEntry } from './messages.js';
 
 /** @param cache kept by the caller between builds (see ParseCache) */
 export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()): BuildReply {

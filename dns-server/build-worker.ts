@@ -6,7 +6,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { runBuild } from './build-run.js';
-import type { BuildRequest } from './builder.js';
+import type { BuildRequest } from './messages.js';
 import { transferList } from './wire/served.js';
 import { ParseCache } from './zone/build.js';
 

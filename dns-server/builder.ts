@@ -6,46 +6,8 @@
 // loads the YAML parser.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from './log.js';
-import type { ServedData } from './wire/served.js';
-import type { ParseCache, Problem, SourcedRecordSet, ZoneConfig } from './zone/build.js';
-
-/** What one source delivered last: record sets (Kubernetes), or the text of a records file. */
-export interface SourceInput {
-  source: string;
-  sets?: SourcedRecordSet[];
-  yaml?: string;
-  /** Not yet built once (the build logs "records file loaded" for it). */
-  fresh?: boolean;
-}
-
-export interface BuildRequest {
-  inputs: SourceInput[];
-  zones: ZoneConfig[];
-  serial: number;
-  /** The fingerprint of the data served now: if the build's is the same, nothing is encoded. */
-  previousFingerprint: string;
-}
-
-export interface LogEntry {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  msg: string;
-  fields: Record<string, unknown>;
-}
-
-export interface BuildReply {
-  /** Undefined if the data did not change (or a records file was broken). */
-  served: ServedData | undefined;
-  fingerprint: string;
-  problems: Problem[];
-  records: number;
-  recordSets: number;
-  /** Records files that did not parse: the build was abandoned. */
-  broken: { source: string; error: string }[];
-  /** What the build had to say, logged by the caller. */
-  logs: LogEntry[];
-  /** The build thread's heap after the build (set by build-worker.ts). */
-  workerHeapBytes?: number;
-}
+import type { BuildReply, BuildRequest } from './messages.js';
+import type { ParseCache } from './zone/build.js';
 
 export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 

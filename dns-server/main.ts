@@ -15,11 +15,7 @@ import { RecordStore } from './store.js';
 import { Responder } from './wire/responder.js';
 import type { ServedData } from './wire/served.js';
 import type { Logger } from './log.js';
-import type { QueryCounters } from './metrics.js';
-
-type ToAnswerer = { type: 'served'; served: ServedData };
-type FromAnswerer =
-  { type: 'want-data' } | { type: 'listening'; port: number } | { type: 'counters'; counters: QueryCounters };
+import type { FromAnswerer, ToAnswerer } from './messages.js';
 
 async function main(argv: string[]): Promise<void> {
   let config: Config | undefined;

@@ -3,7 +3,8 @@
 // default), bumps the SOA serial when the served data really changed, and
 // hands the encoded answers to the responder. A source that fails keeps its
 // last good delivery: the server goes on answering with it.
-import type { Builder, BuildReply, SourceInput } from './builder.js';
+import type { Builder } from './builder.js';
+import type { BuildReply, SourceInput } from './messages.js';
 import type { Logger } from './log.js';
 import type { Metrics } from './metrics.js';
 import type { ServedData } from './wire/served.js';

@@ -1,23 +1,18 @@
 // Kubernetes mode: DNSRecordSet objects of one namespace, through
-// @kubernetes/client-node's informer. makeInformer re-lists on 410 Gone but
-// stops for good on any other error (API server restarting, network gone),
-// so each failure starts a fresh informer after a backoff, and a fresh one
-// also replaces the running one now and then (with jitter) in case a watch
-// went quiet without an error. The store keeps the last delivered records
-// meanwhile, so the server goes on answering while the API server is away.
+// process/restarting-informer.ts with a fresh informer per attempt: each
+// failure starts a new one after a backoff, and a new one also replaces the
+// running one now and then (with jitter) in case a watch went quiet without an
+// error. The store keeps the last delivered records meanwhile, so the server
+// goes on answering while the API server is away.
 import {
   CustomObjectsApi,
   KubeConfig,
-  ListWatch,
-  Watch,
-  type Informer,
   type KubernetesListObject,
   type KubernetesObject,
-  type ObjectCache,
 } from '@kubernetes/client-node';
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
-import { WatchReconnectPolicy } from '../../process/watch-reconnect.js';
-import type { Logger } from '../log.js';
+import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
+import type { Logger } from '../../process/log.js';
 import type { SourcedRecordSet } from '../zone/build.js';
 
 export interface KubernetesSourceOptions {
@@ -32,108 +27,65 @@ export interface KubernetesSourceOptions {
   log: Logger;
 }
 
-// The informer is typed with client-node's KubernetesObject; our DNSRecordSet type is narrower.
-type RecordSetInformer = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
-
 export class KubernetesSource {
   readonly name: string;
-  private current: RecordSetInformer | undefined;
-  private backoffMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private readonly api: CustomObjectsApi;
-  private readonly path: string;
+  // Typed with client-node's KubernetesObject; our DNSRecordSet type is narrower.
+  private readonly informer: RestartingInformer<KubernetesObject>;
 
   constructor(private readonly opts: KubernetesSourceOptions) {
-    this.name = `kubernetes:${opts.namespace}`;
-    this.backoffMs = opts.backoffMinMs;
-    this.api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.path = `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(opts.namespace)}/${DNSRECORDSET_PLURAL}`;
-  }
-
-  start(): void {
-    void this.run('start');
-  }
-
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    void this.current?.stop();
-    this.current = undefined;
-  }
-
-  /** Lists and watches with a new informer; on success it replaces the current one. */
-  private async run(why: string): Promise<void> {
-    if (this.stopped) return;
-    const { namespace, log } = this.opts;
+    const { namespace, log } = opts;
+    this.name = `kubernetes:${namespace}`;
+    const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+    const path = `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${DNSRECORDSET_PLURAL}`;
     const list = () =>
-      this.api.listNamespacedCustomObject({
+      api.listNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         namespace,
         plural: DNSRECORDSET_PLURAL,
       }) as Promise<KubernetesListObject<KubernetesObject>>;
-    // What makeInformer builds, plus the reconnect policy it does not pass on.
-    const reconnect = new WatchReconnectPolicy();
-    const informer = new ListWatch<KubernetesObject>(
-      this.path,
-      new Watch(this.opts.kubeConfig),
-      list,
-      false,
-      undefined,
-      undefined,
-      { delayFn: reconnect.delayFn },
-    );
-    informer.on('connect', reconnect.connected);
-    let failed = false;
-    const fail = (err: unknown) => {
-      if (failed) return;
-      failed = true;
-      void informer.stop();
-      if (this.stopped) return;
+    this.informer = new RestartingInformer<KubernetesObject>({
+      make: () => listWatch({ kc: opts.kubeConfig, path, list }),
+      restart: 'fresh',
+      // Not jittered: one watch per process, each retry logged with its wait.
+      backoff: { minMs: opts.backoffMinMs, maxMs: opts.backoffMaxMs, jitter: 0 },
+      relistMs: opts.resyncMs,
+      relistJitter: 0.2,
+    });
+    this.informer.onChange(() => this.deliver());
+    this.informer.onSynced((why) => {
+      log.info('DNSRecordSet informer synced', {
+        source: this.name,
+        why: why === 'relist' ? 'resync' : why,
+        recordSets: this.informer.list().length,
+      });
+      this.deliver();
+    });
+    this.informer.onFailure((err, retryInMs) => {
       this.opts.onError(this.name);
       log.warn('DNSRecordSet watch failed; serving the last records, retrying', {
         source: this.name,
         error: describe(err),
-        retryInMs: this.backoffMs,
+        retryInMs,
       });
-      this.schedule(this.backoffMs, 'retry');
-      this.backoffMs = Math.min(this.backoffMs * 2, this.opts.backoffMaxMs);
-    };
-    const deliver = () => {
-      if (this.current === informer && !this.stopped) this.opts.onRecords(this.name, this.snapshot(informer));
-    };
-    informer.on('add', deliver);
-    informer.on('update', deliver);
-    informer.on('delete', deliver);
-    informer.on('error', fail);
-    try {
-      await informer.start();
-    } catch (err) {
-      fail(err);
-    }
-    if (failed || this.stopped) {
-      void informer.stop();
-      return;
-    }
-    const previous = this.current;
-    this.current = informer;
-    if (previous) void previous.stop();
-    this.backoffMs = this.opts.backoffMinMs;
-    log.info('DNSRecordSet informer synced', { source: this.name, why, recordSets: informer.list().length });
-    deliver();
-    const jitter = 0.8 + Math.random() * 0.4;
-    this.schedule(this.opts.resyncMs * jitter, 'resync');
+    });
   }
 
-  private schedule(ms: number, why: string): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(why), ms);
-    this.timer.unref();
+  start(): void {
+    this.informer.start();
   }
 
-  private snapshot(informer: RecordSetInformer): SourcedRecordSet[] {
-    return informer
+  stop(): void {
+    void this.informer.stop();
+  }
+
+  /** The helper reports nothing once stopped. */
+  private deliver(): void {
+    this.opts.onRecords(this.name, this.snapshot());
+  }
+
+  private snapshot(): SourcedRecordSet[] {
+    return this.informer
       .list()
       .map((obj) => ({
         source: `${this.name}/${obj.metadata?.name ?? '?'}`,

@@ -3,8 +3,9 @@
 // records changed, and copies it behind the question as asked (so the case
 // of the query name is echoed, RFC 4343 section 4.1), patching only the ID,
 // flags, counts and, for longer synthesised names, a few pointers.
-import { isInZone, parentName } from '../zone/name.js';
+import { isInZone } from '../zone/name.js';
 import { T } from '../zone/rr.js';
+import { closestMatch } from '../zone/wildcard.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
 import { encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
@@ -98,13 +99,8 @@ export class Responder {
         break;
       }
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
-    // RFC 4592 section 3.3.1: the name; else the wildcard at the closest encloser; else NXDOMAIN.
-    let index = served.nodes.get(qname);
-    if (index === undefined) {
-      let encloser = parentName(qname);
-      while (!served.nodes.has(encloser)) encloser = parentName(encloser);
-      index = served.wildcards.get(encloser);
-    }
+    // The name; else the wildcard at the closest encloser; else NXDOMAIN.
+    const index = closestMatch(served.nodes, served.wildcards, qname);
     const at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
     return this.finish(msg, q, at, this.arena[at]!, true, limit);
   }

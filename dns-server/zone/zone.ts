@@ -2,8 +2,9 @@
 // wildcard synthesis (RFC 4592), CNAME chasing inside the zone (RFC 1034
 // section 4.3.2), NODATA and NXDOMAIN with the SOA for negative caching
 // (RFC 2308). Pure: no I/O, no wire format.
-import { isInZone, parentName } from './name.js';
+import { isInZone } from './name.js';
 import { T, type RR, type RRset } from './rr.js';
+import { closestMatch, type WildcardsByEncloser } from './wildcard.js';
 
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5 } as const;
 
@@ -32,6 +33,10 @@ export interface Answer {
 const MAX_CNAME_CHAIN = 8;
 
 export class Zone {
+  private readonly wildcards: WildcardsByEncloser<ZoneNode> = {
+    get: (encloser) => this.nodes.get(encloser === '' ? '*' : `*.${encloser}`),
+  };
+
   /**
    * @param name the apex, normalised
    * @param nodes every existing name of the zone, apex and empty non-terminals included
@@ -51,7 +56,10 @@ export class Zone {
 
   /** Finds what answers `qname` (normalised, inside this zone): RFC 4592 section 3.3.1's closest encloser walk. */
   find(qname: string): Match {
-    return closestMatch(this.nodes, qname);
+    const node = closestMatch(this.nodes, this.wildcards, qname);
+    if (node === undefined) return { kind: 'nxdomain' };
+    // Asked for by name, "*.<encloser>" is an exact match, not special (RFC 4592 section 2.3.1).
+    return { kind: node.name === qname ? 'exact' : 'wildcard', node };
   }
 
   /** The full answer to (qname, qtype), owner names as the zone stores them (lower case). */
@@ -99,23 +107,6 @@ export class Zone {
     const rest = this.answerFor(this.find(target), target, qtype, chain);
     return { rcode: rest.rcode, answer: [...answer, ...rest.answer], authority: rest.authority };
   }
-}
-
-/**
- * RFC 4592 section 3.3.1 over any map of existing names (the zone's nodes, or the wire layer's
- * encoded answers): the node at qname; else the wildcard at the closest encloser; else nothing.
- * `nodes` must hold the apex, and qname must be at or below it.
- */
-export function closestMatch<N>(
-  nodes: Map<string, N>,
-  qname: string,
-): { kind: 'exact' | 'wildcard'; node: N } | { kind: 'nxdomain' } {
-  const node = nodes.get(qname);
-  if (node !== undefined) return { kind: 'exact', node };
-  let encloser = parentName(qname);
-  while (!nodes.has(encloser)) encloser = parentName(encloser);
-  const wildcard = nodes.get(encloser === '' ? '*' : `*.${encloser}`);
-  return wildcard !== undefined ? { kind: 'wildcard', node: wildcard } : { kind: 'nxdomain' };
 }
 
 function positive(answer: RR[]): Answer {

@@ -263,6 +263,14 @@ export class GatewayDnsController {
       return this.enqueueNamespace(namespace);
     }
     const { kind, object } = event.change;
+    // Our own writes come back here; they need no reconcile (the one that wrote them is done).
+    // Both EndpointSlice watches (a source's and the mirror's) see a mirror slice.
+    const objectKind = kind === 'MirrorEndpointSlice' ? 'EndpointSlice' : kind;
+    if (
+      (objectKind === 'DNSRecordSet' || objectKind === 'Service' || objectKind === 'EndpointSlice') &&
+      this.reconciler.isOwnEcho(event.cluster, objectKind, event.change.type, object)
+    )
+      return;
     const now = Date.now();
     const mark = (key: string) => {
       if (!this.pendingSince.has(key)) this.pendingSince.set(key, now);
@@ -297,8 +305,6 @@ export class GatewayDnsController {
         if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);
         break;
       case 'DNSRecordSet': {
-        // Our own writes come back here too; they need no reconcile (the one that wrote them is done).
-        if (this.reconciler.isOwnRecordSetEcho(event.cluster, event.change.type, object)) break;
         // Drift: someone changed or deleted a set we own. Tenancy: only a GatewayDNS of this cluster's namespace owns it.
         const labels = object.metadata?.labels ?? {};
         if (labels[GATEWAYDNS_NAMESPACE_LABEL] === namespace && labels[GATEWAYDNS_NAME_LABEL])

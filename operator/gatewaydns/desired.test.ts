@@ -7,8 +7,8 @@ import {
   conflictsFor,
   type DesiredInput,
 } from './desired.js';
-import type { ClusterFacts } from './facts.js';
-import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
+import type { ClusterFacts } from '../model/facts.js';
+import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
 
 function spec(over: Partial<EffectiveSpec> = {}): EffectiveSpec {
   const v = validateGatewayDnsSpec({ clusterSelector: {}, service: 'projectcontour/envoy' });

@@ -14,8 +14,8 @@ import {
   type DNSRecord,
   type DNSRecordSet,
 } from '../../api/index.js';
-import type { ClusterFacts, GatewayPort } from './facts.js';
-import type { EffectiveSpec } from './validate.js';
+import type { ClusterFacts, GatewayPort } from '../model/facts.js';
+import type { EffectiveSpec } from '../model/validate.js';
 
 export interface DesiredInput {
   namespace: string;

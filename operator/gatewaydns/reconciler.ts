@@ -12,16 +12,17 @@ import {
 } from '@kubernetes/client-node';
 import type { ChangeType } from '../runtime/informer.js';
 import {
+  CONTROLLER_NAME,
   GATEWAYDNS_FINALIZER,
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
   recordSetName,
-  type DNSRecordSet,
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import { sameJson, withTimeout } from '../runtime/equal.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
@@ -30,15 +31,15 @@ import { claimedDomains, conflictsFor, recordSetsOf, shardViews, type Claim } fr
 import { fitRecordSets, type Omission } from './limits.js';
 import { customHostnames, type AnnotatedHostname, type HostnameClaim } from './hostnames.js';
 import { HostnameClaims, claimantsOf } from './claims.js';
-import { READY, REASONS } from './conditions.js';
+import { READY, REASONS } from '../model/conditions.js';
 import { checkGrant, namespacesNamed } from './namespace-grants.js';
 import { SourceReader } from './sources.js';
-import type { ClusterFacts } from './facts.js';
+import type { ClusterFacts } from '../model/facts.js';
 import { WorkloadWatches, watchesNamedBy } from './watches.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type DesiredRecordSet, type SyncResult } from './targets.js';
-import { validateGatewayDnsSpec, type EffectiveSpec } from './validate.js';
-import { matchesSelector } from './selector.js';
+import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
+import { matchesSelector } from '../model/selector.js';
 import { frozenBy, type Frozen } from '../clusters/lifecycle.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
 import { withMirrorStatus } from '../mirror/status.js';
@@ -88,6 +89,7 @@ export class GatewayDnsReconciler {
   /** The custom host names each GatewayDNS claims, annotations included, as its last reconcile read them. */
   private readonly claims = new HostnameClaims();
   private readonly writer: RecordSetWriter;
+  private readonly owned: OwnedObjectWriter;
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
   private readonly requestTimeoutMs: number;
@@ -104,14 +106,21 @@ export class GatewayDnsReconciler {
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
     this.watches = new WorkloadWatches({ clusters: opts.clusters, log: opts.log });
+    // One writer for every object the operator owns in workload clusters: one memory of its own writes.
+    this.owned = new OwnedObjectWriter({
+      fieldManager: CONTROLLER_NAME,
+      requestTimeoutMs: this.requestTimeoutMs,
+    });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
+      writer: this.owned,
       recordsNamespace: opts.recordsNamespace,
       firstSyncTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
     });
     this.mirrors = new MirrorReconciler({
       clusters: opts.clusters,
+      writer: this.owned,
       firstSyncTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
     });
@@ -328,9 +337,13 @@ export class GatewayDnsReconciler {
   }
 
   /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
-  /** A DNSRecordSet event caused by this reconciler's own write or delete (see RecordSetWriter.isOwnEcho). */
-  isOwnRecordSetEcho(cluster: string, type: ChangeType, set: KubernetesObject): boolean {
-    return this.writer.isOwnEcho(cluster, type, set as DNSRecordSet);
+  /**
+   * An event of a workload-cluster object (a DNSRecordSet, a mirror Service or EndpointSlice) that
+   * this reconciler's own latest write or delete caused: it needs no reconcile (see
+   * OwnedObjectWriter.isOwnEcho).
+   */
+  isOwnEcho(cluster: string, kind: string, type: ChangeType, object: KubernetesObject): boolean {
+    return this.owned.isOwnEcho(cluster, kind, type, object);
   }
 
   /**

@@ -5,12 +5,12 @@
 // is briefly away.
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
-import { observeHeadlessService, slicesOf, withEndpointHealth } from './endpoints.js';
-import { observeService, type ClusterFacts } from './facts.js';
+import { observeHeadlessService, slicesOf, withEndpointHealth } from '../model/endpoints.js';
+import { observeService, type ClusterFacts } from '../model/facts.js';
 import { frozenMessage, type Frozen } from '../clusters/lifecycle.js';
 import { annotatedHostnames } from './hostnames.js';
 import { sourceService } from '../mirror/reconciler.js';
-import type { EffectiveSpec } from './validate.js';
+import type { EffectiveSpec } from '../model/validate.js';
 
 export interface SourceReaderOptions {
   clusters: ClusterCache;

@@ -1,5 +1,5 @@
 import type { ConflictResult } from './desired.js';
-import type { ClusterFacts, ClusterState } from './facts.js';
+import type { ClusterFacts, ClusterState } from '../model/facts.js';
 import { pendingStatus, statusFor, type StatusInput, type TargetOutcome } from './status.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');

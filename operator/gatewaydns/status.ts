@@ -2,9 +2,9 @@
 // GatewayDNS status. Unchanged input gives an equal status, so the reconciler
 // can skip the write.
 import type { ClusterStatus, GatewayDNSStatus } from '../../api/index.js';
-import { READY, REASONS, setCondition, type ConditionInput } from './conditions.js';
+import { READY, REASONS, setCondition, type ConditionInput } from '../model/conditions.js';
 import type { ConflictResult } from './desired.js';
-import type { ClusterFacts } from './facts.js';
+import type { ClusterFacts } from '../model/facts.js';
 import type { Omission } from './limits.js';
 import {
   CLUSTER_MESSAGE_MAX,

@@ -1,21 +1,21 @@
 // Keeps one GatewayDNS's DNSRecordSets (one per source cluster) in a workload
 // cluster exactly as desired: writes what differs, deletes what is no longer
-// wanted. Compare-then-write against the watched cache, and server-side apply
-// with one fixed field manager when something differs: a restart that
-// computes the same records writes nothing.
-import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { API_VERSION, CONTROLLER_NAME, gatewayDnsLabels, type DNSRecordSet } from '../../api/index.js';
+// wanted. What is written, and how, is the owned-object writer's
+// (clusters/owned-writer.ts): compare first, so a restart that computes the
+// same records writes nothing.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { API_VERSION, DNSRECORDSET_KIND, gatewayDnsLabels, type DNSRecordSet } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { canonical } from '../runtime/equal.js';
-import type { ChangeType } from '../runtime/informer.js';
-import { errorText, httpStatus } from '../runtime/log.js';
+import { errorText } from '../runtime/log.js';
 import type { TargetOutcome } from './status.js';
-
-export const FIELD_MANAGER = CONTROLLER_NAME;
 
 export interface RecordSetWriterOptions {
   clusters: ClusterCache;
+  /** The operator's one writer of owned objects, shared with the mirrors. */
+  writer: OwnedObjectWriter;
   recordsNamespace: string;
   firstSyncTimeoutMs: number;
   requestTimeoutMs: number;
@@ -39,16 +39,6 @@ export interface SyncResult extends TargetOutcome {
 }
 
 export class RecordSetWriter {
-  /** Our last write per cluster and record set, to tell a cache lagging behind it from a real difference. */
-  private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
-  /** Canonical content of the cached objects, per cluster and name, valid while the resourceVersion is. */
-  private readonly existingContent = new Map<string, { version: string; content: string }>();
-  /**
-   * Per cluster and name, the content of our latest write, or that our latest request deleted it;
-   * noted before the request, because its watch event often arrives before its response.
-   */
-  private readonly intended = new Map<string, { content: string } | 'deleted'>();
-
   constructor(private readonly opts: RecordSetWriterOptions) {}
 
   /**
@@ -78,14 +68,14 @@ export class RecordSetWriter {
     const kept = (name: string) => keep.has(name) && !!sets.get(name, this.opts.recordsNamespace);
     const stale = sets
       .list(this.opts.recordsNamespace)
-      .map((s) => ({ name: s.metadata?.name ?? '', owned: ownedBy(s, owner) }))
-      .filter((s) => s.owned && !wanted.has(s.name) && !kept(s.name))
-      .map((s) => s.name);
+      .filter(
+        (s) => ownedBy(s, owner) && !wanted.has(s.metadata?.name ?? '') && !kept(s.metadata?.name ?? ''),
+      );
     const results = await Promise.all([
       ...desired
         .filter((d) => !kept(d.set.metadata.name))
         .map((d) => this.apply(remote, d).then((r) => ({ ...r, op: 'write' as const }))),
-      ...stale.map((name) => this.remove(remote, name).then((r) => ({ ...r, op: 'delete' as const }))),
+      ...stale.map((s) => this.remove(remote, s).then((r) => ({ ...r, op: 'delete' as const }))),
     ]);
     const errors = results.flatMap((r) => ('error' in r ? [r.error] : []));
     const writtenSets = results.filter((r) => r.changed && r.op === 'write').map((r) => r.name);
@@ -105,96 +95,36 @@ export class RecordSetWriter {
     desired: DesiredRecordSet,
   ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
     const name = desired.set.metadata.name;
-    const memoryKey = `${remote.key}|${name}`;
     const existing = remote.recordSets().get(name, this.opts.recordsNamespace);
-    const existingVersion = existing?.metadata?.resourceVersion ?? '';
-    if (existing) {
-      let cached = this.existingContent.get(memoryKey);
-      if (!cached || cached.version !== existingVersion || !existingVersion) {
-        cached = { version: existingVersion, content: contentOf(existing) };
-        this.existingContent.set(memoryKey, cached);
-      }
-      if (cached.content === desired.content) return { name, changed: false };
-    }
-    const last = this.lastWrite.get(memoryKey);
-    // Skip only while the cache still shows the very object our last write replaced (it lags behind
-    // that write). With nothing in the cache we cannot tell a lagging create from a set someone
-    // deleted, so apply again: server-side apply of unchanged content is a no-op for the object.
-    if (existing && last && last.content === desired.content && last.replacedVersion === existingVersion)
-      return { name, changed: false };
-    this.intended.set(memoryKey, { content: desired.content });
     try {
-      await remote.write(
-        `apply DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
-        this.opts.requestTimeoutMs,
-        () =>
-          remote.objects.patch(
-            desired.set as KubernetesObject,
-            undefined,
-            undefined,
-            FIELD_MANAGER,
-            true,
-            PatchStrategy.ServerSideApply,
-          ),
-      );
+      const { changed } = await this.opts.writer.ensure(remote, existing, {
+        object: desired.set as KubernetesObject,
+        content: desired.content,
+        contentOf,
+      });
+      return { name, changed };
     } catch (err) {
-      this.intended.delete(memoryKey);
       return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
-    this.lastWrite.set(memoryKey, { content: desired.content, replacedVersion: existingVersion });
-    return { name, changed: true };
   }
 
   private async remove(
     remote: RemoteCluster,
-    name: string,
+    set: DNSRecordSet,
   ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
-    const memoryKey = `${remote.key}|${name}`;
-    this.lastWrite.delete(memoryKey);
-    this.existingContent.delete(memoryKey);
-    this.intended.set(memoryKey, 'deleted');
+    const name = set.metadata?.name ?? '';
     try {
-      await remote.write(
-        `delete DNSRecordSet ${this.opts.recordsNamespace}/${name}`,
-        this.opts.requestTimeoutMs,
-        () =>
-          remote.objects.delete({
-            apiVersion: API_VERSION,
-            kind: 'DNSRecordSet',
-            metadata: { name, namespace: this.opts.recordsNamespace },
-          }),
-      );
+      const changed = await this.opts.writer.delete(remote, {
+        apiVersion: API_VERSION,
+        kind: DNSRECORDSET_KIND,
+        namespace: this.opts.recordsNamespace,
+        name,
+        uid: set.metadata?.uid,
+      });
+      return { name, changed };
     } catch (err) {
-      if (httpStatus(err) === 404) return { name, changed: false };
-      this.intended.delete(memoryKey);
       return { name, changed: false, error: `${name}: ${errorText(err)}` };
     }
-    return { name, changed: true };
-  }
-
-  /**
-   * Whether a watch event of a DNSRecordSet shows what our latest write or delete of it left: then
-   * there is nothing to reconcile (the reconcile that wrote it wanted exactly that, and a change of
-   * the world it read comes with its own event). Anything else, someone's edit or delete, is drift.
-   */
-  isOwnEcho(cluster: string, type: ChangeType, set: DNSRecordSet): boolean {
-    const memoryKey = `${cluster}|${set.metadata?.name ?? ''}`;
-    const intended = this.intended.get(memoryKey);
-    if (intended === undefined) return false;
-    if (type === 'delete') {
-      if (intended !== 'deleted') return false;
-      this.intended.delete(memoryKey);
-      return true;
-    }
-    if (intended === 'deleted') return false;
-    // Cached for the reconcile that may follow, as apply() caches it.
-    const version = set.metadata?.resourceVersion ?? '';
-    let cached = this.existingContent.get(memoryKey);
-    if (!cached || cached.version !== version || !version) {
-      cached = { version, content: contentOf(set) };
-      this.existingContent.set(memoryKey, cached);
-    }
-    return cached.content === intended.content;
   }
 
   /** The cluster's client with its watches synced, or why not: unreachable (failed) or no dns-server (skipped). */

@@ -11,7 +11,7 @@ import type { ReleasableKind } from '../clusters/remote.js';
 import type { Logger } from '../runtime/log.js';
 import { WatchHolds } from './holds.js';
 import { readsEndpointSlices } from './sources.js';
-import type { EffectiveSpec } from './validate.js';
+import type { EffectiveSpec } from '../model/validate.js';
 
 /** Per kind, the "<namespace>/<cluster>|<watched namespace>" items one GatewayDNS needs. */
 export type WatchNeeds = Record<ReleasableKind, string[]>;

@@ -5,8 +5,8 @@
 import { isIP } from 'node:net';
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { NodeAddressType, ResolutionType } from '../../api/index.js';
-import { slicesOf } from '../gatewaydns/endpoints.js';
-import { observeService } from '../gatewaydns/facts.js';
+import { slicesOf } from '../model/endpoints.js';
+import { observeService } from '../model/facts.js';
 
 export type AddressFamily = 'IPv4' | 'IPv6';
 

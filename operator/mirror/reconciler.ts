@@ -7,8 +7,9 @@
 import type { V1Service } from '@kubernetes/client-node';
 import type { GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
-import type { ClusterFacts } from '../gatewaydns/facts.js';
-import type { EffectiveSpec } from '../gatewaydns/validate.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
+import type { ClusterFacts } from '../model/facts.js';
+import type { EffectiveSpec } from '../model/validate.js';
 import { desiredMirror, type MirrorTarget } from './desired.js';
 import { observeMirrorSource, type MirrorSource } from './observe.js';
 import { ownershipOf } from './ownership.js';
@@ -17,6 +18,7 @@ import { MirrorWriter, type MirrorOutcome } from './writer.js';
 
 export interface MirrorReconcilerOptions {
   clusters: ClusterCache;
+  writer: OwnedObjectWriter;
   firstSyncTimeoutMs: number;
   requestTimeoutMs: number;
 }

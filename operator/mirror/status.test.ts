@@ -1,4 +1,4 @@
-import { validateGatewayDnsSpec } from '../gatewaydns/validate.js';
+import { validateGatewayDnsSpec } from '../model/validate.js';
 import { withMirrorStatus, type MirrorResult } from './status.js';
 import type { MirrorOutcome } from './writer.js';
 

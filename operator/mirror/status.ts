@@ -2,7 +2,7 @@
 // the Mirrored condition, added to the status the GatewayDNS reconciler
 // computed. Unchanged input gives an equal status, so nothing is rewritten.
 import type { GatewayDNSStatus, MirrorClusterStatus } from '../../api/index.js';
-import { MIRRORED, MIRROR_REASONS, setCondition, type ConditionInput } from '../gatewaydns/conditions.js';
+import { MIRRORED, MIRROR_REASONS, setCondition, type ConditionInput } from '../model/conditions.js';
 import type { MirrorOutcome } from './writer.js';
 import {
   CLUSTER_MESSAGE_MAX,

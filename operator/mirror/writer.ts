@@ -1,17 +1,13 @@
 // Keeps one GatewayDNS's mirror in one consuming workload cluster: the
 // Service, then one EndpointSlice per source cluster and family. Compare
-// first, against the watched caches, and server-side apply with the
-// operator's one field manager only what differs, so that a restart that
-// computes the same mirror writes nothing. Objects it did not create are
-// never changed: a name taken by anyone else is a Conflict for that cluster.
-import {
-  PatchStrategy,
-  type KubernetesObject,
-  type V1EndpointSlice,
-  type V1Service,
-} from '@kubernetes/client-node';
-import { CONTROLLER_NAME, SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../api/index.js';
+// first and write only what differs (the owned-object writer,
+// clusters/owned-writer.ts), so that a restart that computes the same mirror
+// writes nothing. Objects it did not create are never changed: a name taken
+// by anyone else is a Conflict for that cluster.
+import type { KubernetesObject, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { withTimeout } from '../runtime/equal.js';
 import { errorText, httpStatus } from '../runtime/log.js';
@@ -25,9 +21,6 @@ import {
   type SliceManifest,
 } from './desired.js';
 import { ownershipOf, serviceContent, sliceContent, takenBy } from './ownership.js';
-
-/** The same field manager as the record sets: one identity for everything the operator writes. */
-export const MIRROR_FIELD_MANAGER = CONTROLLER_NAME;
 
 export const MIRROR_STATES = [
   /** The Service and the slices of every source cluster are as desired. */
@@ -60,6 +53,8 @@ export interface MirrorOutcome {
 
 export interface MirrorWriterOptions {
   clusters: ClusterCache;
+  /** The operator's one writer of owned objects, shared with the record sets. */
+  writer: OwnedObjectWriter;
   firstSyncTimeoutMs: number;
   requestTimeoutMs: number;
 }
@@ -71,9 +66,6 @@ interface Opened {
 }
 
 export class MirrorWriter {
-  /** Our last write per object, to tell a cache lagging behind it from a real difference (as the record-set writer does). */
-  private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
-
   constructor(private readonly opts: MirrorWriterOptions) {}
 
   /**
@@ -130,17 +122,13 @@ export class MirrorWriter {
         existing = undefined;
       }
       const serviceKeys = Object.keys(mirrorServiceLabels(target));
-      let uid = existing?.metadata?.uid;
-      if (
-        await this.differs(remote, 'Service', existing, serviceContent(desired.service, serviceKeys), (o) =>
-          serviceContent(o, serviceKeys),
-        )
-      ) {
-        const applied = await this.serverSideApply(remote, desired.service as KubernetesObject);
-        this.remember(remote, 'Service', existing, serviceContent(desired.service, serviceKeys));
-        uid = applied.metadata?.uid;
-        writes++;
-      }
+      const service = await this.opts.writer.ensure(remote, existing, {
+        object: desired.service as KubernetesObject,
+        content: serviceContent(desired.service, serviceKeys),
+        contentOf: (o: V1Service) => serviceContent(o, serviceKeys),
+      });
+      const uid = service.applied?.metadata?.uid ?? existing?.metadata?.uid;
+      if (service.changed) writes++;
       const conflicts: string[] = [];
       const wanted = new Set<string>();
       for (const manifest of desired.slices) {
@@ -157,15 +145,12 @@ export class MirrorWriter {
           }
         }
         const keys = Object.keys(mirrorSliceLabels(target, ''));
-        if (
-          await this.differs(remote, 'EndpointSlice', found, sliceContent(slice, keys), (o) =>
-            sliceContent(o, keys),
-          )
-        ) {
-          await this.serverSideApply(remote, slice as unknown as KubernetesObject);
-          this.remember(remote, 'EndpointSlice', found, sliceContent(slice, keys));
-          writes++;
-        }
+        const written = await this.opts.writer.ensure(remote, found, {
+          object: slice as unknown as KubernetesObject,
+          content: sliceContent(slice, keys),
+          contentOf: (o: V1EndpointSlice) => sliceContent(o, keys),
+        });
+        if (written.changed) writes++;
       }
       const stale = ours.filter(
         (s) =>
@@ -253,43 +238,6 @@ export class MirrorWriter {
   }
 
   /**
-   * Whether `desired` differs from what is there. Nothing in the cache may be
-   * a cache lagging behind our own create; an unchanged object may be one
-   * lagging behind our own last write of this very content.
-   */
-  private async differs<T extends KubernetesObject>(
-    remote: RemoteCluster,
-    kind: string,
-    existing: T | undefined,
-    desired: string,
-    contentOf: (o: T) => string,
-  ): Promise<boolean> {
-    if (!existing) return true;
-    if (contentOf(existing) === desired) return false;
-    const last = this.lastWrite.get(
-      `${remote.key}|${kind}|${existing.metadata?.namespace}/${existing.metadata?.name}`,
-    );
-    return !(
-      last &&
-      last.content === desired &&
-      last.replacedVersion === (existing.metadata?.resourceVersion ?? '')
-    );
-  }
-
-  private remember(
-    remote: RemoteCluster,
-    kind: string,
-    replaced: KubernetesObject | undefined,
-    content: string,
-  ): void {
-    if (!replaced) return;
-    this.lastWrite.set(`${remote.key}|${kind}|${replaced.metadata?.namespace}/${replaced.metadata?.name}`, {
-      content,
-      replacedVersion: replaced.metadata?.resourceVersion ?? '',
-    });
-  }
-
-  /**
    * A Service the cache does not show: asked for by name before anything is
    * created, so that a cache lagging behind someone else's create never makes
    * us apply onto their object (a list by field selector: no get permission needed).
@@ -319,23 +267,6 @@ export class MirrorWriter {
     return list.items[0];
   }
 
-  private async serverSideApply(remote: RemoteCluster, object: KubernetesObject): Promise<KubernetesObject> {
-    return remote.write(
-      `apply ${object.kind} ${object.metadata?.namespace}/${object.metadata?.name}`,
-      this.opts.requestTimeoutMs,
-      // force: these objects are ours (checked above); a field someone else changed is taken back.
-      () =>
-        remote.objects.patch(
-          object,
-          undefined,
-          undefined,
-          MIRROR_FIELD_MANAGER,
-          true,
-          PatchStrategy.ServerSideApply,
-        ),
-    );
-  }
-
   private async deleteSlices(remote: RemoteCluster, slices: V1EndpointSlice[]): Promise<number> {
     let n = 0;
     for (const s of slices)
@@ -351,27 +282,7 @@ export class MirrorWriter {
     kind: string,
   ): Promise<number> {
     const { name = '', namespace = '', uid } = object.metadata ?? {};
-    this.lastWrite.delete(`${remote.key}|${kind}|${namespace}/${name}`);
-    try {
-      await remote.write(`delete ${kind} ${namespace}/${name}`, this.opts.requestTimeoutMs, () =>
-        remote.objects.delete(
-          { apiVersion, kind, metadata: { name, namespace } },
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          undefined,
-          {
-            ...(uid ? { preconditions: { uid } } : {}),
-          },
-        ),
-      );
-      return 1;
-    } catch (err) {
-      // Gone already, or replaced by someone else's object of that name (409 on the UID): not ours to delete.
-      if (httpStatus(err) === 404 || httpStatus(err) === 409) return 0;
-      throw err;
-    }
+    return (await this.opts.writer.delete(remote, { apiVersion, kind, namespace, name, uid })) ? 1 : 0;
   }
 }
 

@@ -11,7 +11,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import type { GatewayDNSStatus } from '../../api/index.js';
-import type { ClusterFacts } from '../../operator/gatewaydns/facts.js';
+import type { ClusterFacts } from '../../operator/model/facts.js';
 import { statusFor, type TargetOutcome } from '../../operator/gatewaydns/status.js';
 import { withMirrorStatus } from '../../operator/mirror/status.js';
 import { ensureNamespace } from '../support/capi.js';

@@ -8,10 +8,10 @@ import {
   PatchStrategy,
   Watch,
   loadAllYaml,
-  type Informer,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { httpStatus } from '../../operator/runtime/log.js';
+import { httpStatus } from '../../process/kube-errors.js';
+import { RestartingInformer, type CachingInformer } from '../../process/restarting-informer.js';
 
 export const TEST_FIELD_MANAGER = 'capi-dns-tests';
 
@@ -67,7 +67,7 @@ export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000, in
   }
 }
 
-/** The HTTP status of a client-node ApiException, or undefined for other errors (the operator's helper). */
+/** The HTTP status of a client-node ApiException, or undefined for other errors (the processes' helper). */
 export { httpStatus as statusCode };
 
 export interface WatchedEvent<T> {
@@ -116,18 +116,17 @@ export async function recordEvents<T>(
 /**
  * Starts an informer that starts again 200 ms after any error until the returned stop is called.
  * client-node's informer stops on any error but 410, and a freshly established CRD answers 429
- * ("storage is (re)initializing") for a moment; the operator's WatchedResource restarts the same way.
+ * ("storage is (re)initializing") for a moment: process/restarting-informer.ts, as the operator
+ * and the dns-server use it, with a fixed wait and no relist.
  */
 export async function startRestarting<T extends KubernetesObject>(
-  informer: Informer<T>,
+  informer: CachingInformer<T>,
 ): Promise<() => Promise<void>> {
-  let stopping = false;
-  informer.on('error', () => {
-    if (!stopping) setTimeout(() => void informer.start().catch(() => undefined), 200);
+  const restarting = new RestartingInformer<T>({
+    make: () => informer,
+    backoff: { minMs: 200, maxMs: 200 },
   });
-  await informer.start();
-  return () => {
-    stopping = true;
-    return informer.stop();
-  };
+  restarting.start();
+  await restarting.waitForFirstAttempt();
+  return () => restarting.stop();
 }

@@ -4,7 +4,6 @@
 import { isIP } from 'node:net';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { NodeAddressType, ResolutionType } from '../../api/index.js';
-import type { ReadyEndpoint } from './endpoints.js';
 
 export const CLUSTER_STATES = [
   'Ready',
@@ -25,6 +24,21 @@ export interface GatewayPort {
   name: string;
   protocol: string;
   nodePort: number;
+}
+
+export interface EndpointPort {
+  /** The Service port's name: only named ports get SRV records (RFC 2782 needs a service label). */
+  name: string;
+  protocol: string;
+  port: number;
+}
+
+export interface ReadyEndpoint {
+  /** spec.hostname of a pod (a StatefulSet with a governing Service): the pod gets a name of its own. */
+  hostname?: string;
+  /** IPv4 and IPv6 addresses, sorted (one pod of a dual-stack Service appears in two slices). */
+  addresses: string[];
+  ports: EndpointPort[];
 }
 
 /** What a reachable cluster's Service says, before the cluster's name and reachability are added. */

@@ -3,25 +3,10 @@
 // and the ready/total counts that say whether a cluster can serve at all.
 import { isIP } from 'node:net';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import { uniqueSorted, type ServiceObservation } from './facts.js';
+import { uniqueSorted, type EndpointPort, type ReadyEndpoint, type ServiceObservation } from './facts.js';
 
 /** The label the EndpointSlice controller puts on every slice of a Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
-
-export interface EndpointPort {
-  /** The Service port's name: only named ports get SRV records (RFC 2782 needs a service label). */
-  name: string;
-  protocol: string;
-  port: number;
-}
-
-export interface ReadyEndpoint {
-  /** spec.hostname of a pod (a StatefulSet with a governing Service): the pod gets a name of its own. */
-  hostname?: string;
-  /** IPv4 and IPv6 addresses, sorted (one pod of a dual-stack Service appears in two slices). */
-  addresses: string[];
-  ports: EndpointPort[];
-}
 
 export interface EndpointsObservation {
   ready: ReadyEndpoint[];

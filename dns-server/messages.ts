@@ -1,0 +1,54 @@
+// What the dns-server's threads and processes send each other, in one place
+// that imports no code: the build thread (build-worker.ts, running
+// build-run.ts) and the main thread that asks it (builder.ts, store.ts); the
+// primary and its answering cluster workers (main.ts, --workers).
+import type { QueryCounters } from './metrics.js';
+import type { ServedData } from './wire/served.js';
+import type { Problem, SourcedRecordSet, ZoneConfig } from './zone/build.js';
+
+/** What one source delivered last: record sets (Kubernetes), or the text of a records file. */
+export interface SourceInput {
+  source: string;
+  sets?: SourcedRecordSet[];
+  yaml?: string;
+  /** Not yet built once (the build logs "records file loaded" for it). */
+  fresh?: boolean;
+}
+
+/** Main thread → build thread: one build. */
+export interface BuildRequest {
+  inputs: SourceInput[];
+  zones: ZoneConfig[];
+  serial: number;
+  /** The fingerprint of the data served now: if the build's is the same, nothing is encoded. */
+  previousFingerprint: string;
+}
+
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string;
+  fields: Record<string, unknown>;
+}
+
+/** Build thread → main thread: the result of one build. */
+export interface BuildReply {
+  /** Undefined if the data did not change (or a records file was broken). */
+  served: ServedData | undefined;
+  fingerprint: string;
+  problems: Problem[];
+  records: number;
+  recordSets: number;
+  /** Records files that did not parse: the build was abandoned. */
+  broken: { source: string; error: string }[];
+  /** What the build had to say, logged by the caller. */
+  logs: LogEntry[];
+  /** The build thread's heap after the build (set by build-worker.ts). */
+  workerHeapBytes?: number;
+}
+
+/** Primary → answering worker. */
+export type ToAnswerer = { type: 'served'; served: ServedData };
+
+/** Answering worker → primary. */
+export type FromAnswerer =
+  { type: 'want-data' } | { type: 'listening'; port: number } | { type: 'counters'; counters: QueryCounters };

@@ -1,0 +1,185 @@
+// The one writer of everything the operator owns in workload clusters (record
+// sets, mirror Services and EndpointSlices, and whatever output comes next).
+// Each output computes what it wants and whether an object is its own; this
+// module does what is the same for all of them:
+// - compare against the watched cache before writing, so that a restart that
+//   computes the same objects writes nothing, and tell a cache that lags
+//   behind our own last write from a real difference;
+// - server-side apply with the operator's one field manager, forced (the
+//   caller checked the object is ours), queued at the cluster's write gate;
+// - delete only the very object seen (UID precondition), a 404 or a 409 on
+//   the UID meaning "not there, or not ours any more": nothing to do;
+// - note each write before it is sent (its watch event often arrives before
+//   its response), so that the event it causes is known as our own echo and
+//   needs no reconcile.
+import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import type { ChangeType } from '../runtime/informer.js';
+import { httpStatus } from '../runtime/log.js';
+import type { RemoteCluster } from './remote.js';
+
+/** What an output compares of an object of its kind: a canonical string, the same for a live object and a manifest. */
+export type ContentOf<T> = (object: T) => string;
+
+export interface OwnedWriterOptions {
+  fieldManager: string;
+  requestTimeoutMs: number;
+}
+
+/** A desired object with its content computed once (it is compared in every cluster). */
+export interface DesiredObject<T> {
+  object: KubernetesObject;
+  content: string;
+  contentOf: ContentOf<T>;
+}
+
+/** The object to delete, as seen in the cache: with its UID, only that very object goes. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+}
+
+type Intent = { content: string; contentOf: ContentOf<KubernetesObject> } | 'deleted';
+
+export class OwnedObjectWriter {
+  /** Our last write per object: the content, and the resourceVersion of the object it replaced. */
+  private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
+  /** Content of cached objects, valid while their resourceVersion is (the record sets of a large Service are big). */
+  private readonly seenContent = new Map<string, { version: string; content: string }>();
+  /** Per object, what our latest request left: its content, or that it deleted it. */
+  private readonly intended = new Map<string, Intent>();
+
+  constructor(private readonly opts: OwnedWriterOptions) {}
+
+  /**
+   * Whether `desired` must be written over `existing` (the cached object, if any). Nothing in the
+   * cache is always a write: a cache lagging behind our own create cannot be told from an object
+   * someone deleted, and server-side apply of unchanged content changes nothing.
+   */
+  differs<T extends KubernetesObject>(
+    cluster: string,
+    existing: T | undefined,
+    desired: DesiredObject<T>,
+  ): boolean {
+    if (!existing) return true;
+    const key = keyOf(cluster, desired.object.kind, desired.object);
+    if (this.contentOf(key, existing, desired.contentOf) === desired.content) return false;
+    const last = this.lastWrite.get(key);
+    return !(
+      last &&
+      last.content === desired.content &&
+      last.replacedVersion === (existing.metadata?.resourceVersion ?? '')
+    );
+  }
+
+  /** Server-side applies `desired` (which replaces `existing`, if the cache shows one), noting it as ours first. */
+  async apply<T extends KubernetesObject>(
+    remote: RemoteCluster,
+    existing: T | undefined,
+    desired: DesiredObject<T>,
+  ): Promise<KubernetesObject> {
+    const { object } = desired;
+    const key = keyOf(remote.key, object.kind, object);
+    this.intended.set(key, {
+      content: desired.content,
+      contentOf: desired.contentOf as ContentOf<KubernetesObject>,
+    });
+    let applied: KubernetesObject;
+    try {
+      applied = await remote.write(
+        `apply ${object.kind} ${object.metadata?.namespace}/${object.metadata?.name}`,
+        this.opts.requestTimeoutMs,
+        () =>
+          remote.objects.patch(
+            object,
+            undefined,
+            undefined,
+            this.opts.fieldManager,
+            true,
+            PatchStrategy.ServerSideApply,
+          ),
+      );
+    } catch (err) {
+      this.intended.delete(key);
+      throw err;
+    }
+    this.lastWrite.set(key, {
+      content: desired.content,
+      replacedVersion: existing?.metadata?.resourceVersion ?? '',
+    });
+    return applied;
+  }
+
+  /** Writes `desired` if it differs from `existing`; whether it did. */
+  async ensure<T extends KubernetesObject>(
+    remote: RemoteCluster,
+    existing: T | undefined,
+    desired: DesiredObject<T>,
+  ): Promise<{ changed: boolean; applied?: KubernetesObject }> {
+    if (!this.differs(remote.key, existing, desired)) return { changed: false };
+    return { changed: true, applied: await this.apply(remote, existing, desired) };
+  }
+
+  /** Deletes the object; false when it was gone already or is another object now (409 on the UID). */
+  async delete(remote: RemoteCluster, ref: ObjectRef): Promise<boolean> {
+    const { apiVersion, kind, namespace, name, uid } = ref;
+    const key = keyOf(remote.key, kind, { metadata: { namespace, name } });
+    this.lastWrite.delete(key);
+    this.seenContent.delete(key);
+    this.intended.set(key, 'deleted');
+    try {
+      await remote.write(`delete ${kind} ${namespace}/${name}`, this.opts.requestTimeoutMs, () =>
+        remote.objects.delete(
+          { apiVersion, kind, metadata: { name, namespace } },
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          uid ? { preconditions: { uid } } : undefined,
+        ),
+      );
+      return true;
+    } catch (err) {
+      const status = httpStatus(err);
+      if (status === 404 || (uid && status === 409)) return false;
+      this.intended.delete(key);
+      throw err;
+    }
+  }
+
+  /**
+   * Whether a watch event shows exactly what our latest write or delete of that object left: then
+   * nothing needs reconciling (the reconcile that wrote it wanted just that, and a change of the
+   * world it read comes with its own event). Anything else, someone's edit or delete, is drift.
+   */
+  isOwnEcho(cluster: string, kind: string, type: ChangeType, object: KubernetesObject): boolean {
+    const key = keyOf(cluster, kind, object);
+    const intended = this.intended.get(key);
+    if (intended === undefined) return false;
+    if (type === 'delete') {
+      if (intended !== 'deleted') return false;
+      this.intended.delete(key);
+      return true;
+    }
+    if (intended === 'deleted') return false;
+    return this.contentOf(key, object, intended.contentOf) === intended.content;
+  }
+
+  private contentOf<T extends KubernetesObject>(key: string, object: T, contentOf: ContentOf<T>): string {
+    const version = object.metadata?.resourceVersion ?? '';
+    let seen = this.seenContent.get(key);
+    if (!seen || seen.version !== version || !version) {
+      seen = { version, content: contentOf(object) };
+      this.seenContent.set(key, seen);
+    }
+    return seen.content;
+  }
+}
+
+/** Objects of a list or watch carry no kind: the kind is always the caller's word. */
+function keyOf(cluster: string, kind: string | undefined, object: KubernetesObject): string {
+  return `${cluster}|${kind ?? ''}|${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+}
