@@ -250,7 +250,10 @@ describe('dns-server --workers 2', () => {
       expect(now).not.toContain(victim);
     }, 10_000);
     await answersOverBoth();
-    const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
-    expect(metrics).toMatch(/capi_dns_server_queries_by_transport_total\{transport="udp"\} [1-9]/);
+    // Answering processes report their counts once a second, so the sum on /metrics lags by up to that.
+    await eventually(async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
+      expect(metrics).toMatch(/capi_dns_server_queries_by_transport_total\{transport="udp"\} [1-9]/);
+    }, 5_000);
   });
 });
