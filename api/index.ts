@@ -3,3 +3,4 @@ export * from './gatewaydns.js';
 export * from './naming.js';
 export * from './limits.js';
 export * from './mirror.js';
+export * from './mcs.js';

@@ -13,6 +13,7 @@ import { createLogger, errorText } from './runtime/log.js';
 import { Metrics } from './runtime/metrics.js';
 import { removeAllMirrors } from './mirror/cleanup.js';
 import { WriteGate } from './runtime/write-gate.js';
+import { McsController } from './mcs/controller.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
@@ -97,7 +98,11 @@ async function main(): Promise<void> {
   });
   log.info('started', { ...flags, kubeconfig: flags.kubeconfig ?? '(default)' });
 
+  const stopping: (() => Promise<void>)[] = [];
   const shutdown = stopOnSignals(async () => {
+    await Promise.all(
+      stopping.map((stop) => stop().catch((err: unknown) => log.warn('stop failed', { error: err }))),
+    );
     await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
     await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
     await elector?.release();
@@ -137,6 +142,18 @@ async function main(): Promise<void> {
   }
   await controller.start();
   corefiles?.start();
+  // Multi-Cluster Services: nothing happens until a management namespace opts in by its label.
+  const mcs = new McsController({
+    clusters: controller.clusters,
+    clusterObjects: controller.clusterObjects,
+    namespaces: controller.namespaces,
+    writer: controller.writer,
+    watches: controller.watches,
+    workers: flags.workers,
+    log,
+  });
+  mcs.start();
+  stopping.push(() => mcs.stop());
   log.info('reconciling', { domainSuffix: flags.domainSuffix, recordsNamespace: flags.recordsNamespace });
 }
 

@@ -23,9 +23,18 @@ import {
 import {
   DNSRECORDSET_PLURAL,
   ENDPOINTSLICE_MANAGED_BY_LABEL,
+  ABOUT_GROUP,
+  ABOUT_VERSION,
+  CLUSTERPROPERTY_PLURAL,
   GROUP,
   MANAGED_BY_LABEL,
+  MCS_CONTROLLER,
+  MCS_GROUP,
+  MCS_SERVICE_NAME_LABEL,
+  MCS_VERSION,
   MIRROR_CONTROLLER,
+  SERVICEEXPORT_PLURAL,
+  SERVICEIMPORT_PLURAL,
   CONTROLLER_NAME,
   VERSION,
 } from '../../api/index.js';
@@ -42,7 +51,15 @@ export type RemoteKind =
   | 'ConfigMap'
   | 'EndpointSlice'
   /** The EndpointSlices of our mirrors (spec.mirror), watched apart from the sources' slices. */
-  | 'MirrorEndpointSlice';
+  | 'MirrorEndpointSlice'
+  /** Multi-Cluster Services (operator/mcs/): every ServiceExport of the cluster. */
+  | 'ServiceExport'
+  /** Our ServiceImports, derived Services and MCS EndpointSlices (cluster-wide, by our labels). */
+  | 'ServiceImport'
+  | 'DerivedService'
+  | 'McsEndpointSlice'
+  /** KEP-2149's ClusterProperty objects (the cluster's id and ClusterSet). */
+  | 'ClusterProperty';
 
 /** The watches started per namespace on a GatewayDNS's behalf, and stopped when none needs them. */
 export type ReleasableKind = Extract<RemoteKind, 'Service' | 'EndpointSlice' | 'MirrorEndpointSlice'>;
@@ -122,6 +139,7 @@ export class RemoteCluster {
   private nodeWatch?: WatchedResource<V1Node>;
   private namespaceWatch?: WatchedResource<V1Namespace>;
   private recordSetWatch?: WatchedResource<DNSRecordSet & KubernetesObject>;
+  private readonly mcsWatches = new Map<RemoteKind, WatchedResource<KubernetesObject>>();
   private wasHealthy: boolean | undefined;
   private readonly probe: ReadinessProbe;
   private stopped = false;
@@ -270,6 +288,89 @@ export class RemoteCluster {
     return this.recordSetWatch;
   }
 
+  /** Every ServiceExport of the cluster (Multi-Cluster Services: only member clusters of a ClusterSet). */
+  serviceExports(): WatchedResource<KubernetesObject> {
+    return this.customClusterWide('ServiceExport', MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL);
+  }
+
+  /** The ServiceImports we keep (our managed-by label), all namespaces. */
+  serviceImports(): WatchedResource<KubernetesObject> {
+    return this.customClusterWide(
+      'ServiceImport',
+      MCS_GROUP,
+      MCS_VERSION,
+      SERVICEIMPORT_PLURAL,
+      `${MANAGED_BY_LABEL}=${CONTROLLER_NAME}`,
+    );
+  }
+
+  /** The Services holding our ClusterSet IPs (our labels), all namespaces. */
+  derivedServices(): WatchedResource<V1Service> {
+    const labelSelector = `${MANAGED_BY_LABEL}=${CONTROLLER_NAME},${MCS_SERVICE_NAME_LABEL}`;
+    return this.clusterWide('DerivedService', '/api/v1/services', labelSelector, () =>
+      this.core.listServiceForAllNamespaces({ labelSelector }),
+    ) as WatchedResource<V1Service>;
+  }
+
+  /** Our MCS EndpointSlices (our endpointslice.kubernetes.io/managed-by value), all namespaces. */
+  mcsEndpointSlices(): WatchedResource<V1EndpointSlice> {
+    const labelSelector = `${ENDPOINTSLICE_MANAGED_BY_LABEL}=${MCS_CONTROLLER}`;
+    return this.clusterWide(
+      'McsEndpointSlice',
+      '/apis/discovery.k8s.io/v1/endpointslices',
+      labelSelector,
+      () => this.discovery.listEndpointSliceForAllNamespaces({ labelSelector }),
+    ) as unknown as WatchedResource<V1EndpointSlice>;
+  }
+
+  clusterProperties(): WatchedResource<KubernetesObject> {
+    return this.customClusterWide('ClusterProperty', ABOUT_GROUP, ABOUT_VERSION, CLUSTERPROPERTY_PLURAL);
+  }
+
+  /** Whether a cluster-wide watch of this kind was started (a cluster that has been a ClusterSet member). */
+  watching(kind: RemoteKind): boolean {
+    return this.mcsWatches.has(kind);
+  }
+
+  /** Stops the Multi-Cluster Services watches: the cluster left its ClusterSet. */
+  releaseMcs(): void {
+    for (const w of this.mcsWatches.values()) void w.stop();
+    this.mcsWatches.clear();
+  }
+
+  private customClusterWide(
+    kind: RemoteKind,
+    group: string,
+    version: string,
+    plural: string,
+    labelSelector?: string,
+  ): WatchedResource<KubernetesObject> {
+    return this.clusterWide(
+      kind,
+      `/apis/${group}/${version}/${plural}`,
+      labelSelector,
+      () =>
+        this.custom.listClusterCustomObject({ group, version, plural, labelSelector }) as Promise<
+          KubernetesListObject<KubernetesObject>
+        >,
+    );
+  }
+
+  /** A cluster-wide watch, started on first use. */
+  private clusterWide<T extends KubernetesObject>(
+    kind: RemoteKind,
+    path: string,
+    labelSelector: string | undefined,
+    list: () => Promise<KubernetesListObject<T>>,
+  ): WatchedResource<KubernetesObject> {
+    let w = this.mcsWatches.get(kind);
+    if (!w) {
+      w = this.watch<T>(kind, path, list, labelSelector) as unknown as WatchedResource<KubernetesObject>;
+      this.mcsWatches.set(kind, w);
+    }
+    return w;
+  }
+
   /** Reachable unless a watch found the API server not answering; undefined before any has tried. */
   get healthy(): boolean | undefined {
     const all = this.all();
@@ -310,6 +411,7 @@ export class RemoteCluster {
       ...(this.nodeWatch ? [this.nodeWatch] : []),
       ...(this.namespaceWatch ? [this.namespaceWatch] : []),
       ...(this.recordSetWatch ? [this.recordSetWatch] : []),
+      ...this.mcsWatches.values(),
     ] as WatchedResource<KubernetesObject>[];
   }
 

@@ -10,6 +10,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import {
+  CONTROLLER_NAME,
   GATEWAYDNS_NAME_LABEL,
   GATEWAYDNS_NAMESPACE_LABEL,
   GATEWAYDNS_PLURAL,
@@ -19,6 +20,8 @@ import {
   type GatewayDNS,
 } from '../../api/index.js';
 import { ClusterCache, type ClusterEvent } from '../clusters/cache.js';
+import { OwnedObjectWriter } from '../clusters/owned-writer.js';
+import { WorkloadWatches } from './watches.js';
 import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
 import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
 import type { EventRecorder } from '../runtime/events.js';
@@ -67,10 +70,17 @@ export class GatewayDnsController {
   readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
   /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
   private readonly secrets: KubeconfigSecrets;
-  /** Namespaces of the management cluster: their annotation grants workload namespaces (namespace-grants.ts). */
-  private readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
+  /**
+   * Namespaces of the management cluster: their annotation grants workload namespaces
+   * (namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
+   */
+  readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
   /** The grant annotation per management namespace as last seen: only a change of it enqueues. */
   private readonly seenGrant = new Map<string, string | undefined>();
+  /** The one writer of every object the operator owns in workload clusters (record sets, mirrors, MCS objects). */
+  readonly writer: OwnedObjectWriter;
+  /** Which output holds which lazily started Service and EndpointSlice watch. */
+  readonly watches: WorkloadWatches;
   private readonly queue: WorkQueue;
   private readonly reconciler: GatewayDnsReconciler;
   /** Generation and deletion state per GatewayDNS: a status-only update (often our own) enqueues nothing. */
@@ -136,7 +146,11 @@ export class GatewayDnsController {
       log: opts.log,
       relistMs: opts.relistMs,
     });
+    this.writer = new OwnedObjectWriter({ fieldManager: CONTROLLER_NAME, requestTimeoutMs: 10_000 });
+    this.watches = new WorkloadWatches({ clusters: this.clusters, log: opts.log });
     this.reconciler = new GatewayDnsReconciler({
+      writer: this.writer,
+      watches: this.watches,
       management: opts.management,
       clusters: this.clusters,
       getGatewayDns: (namespace, name) => this.gatewayDns.get(name, namespace),

@@ -75,6 +75,10 @@ export interface ReconcilerOptions {
   requestTimeoutMs?: number;
   /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
   requeue?: (keys: string[]) => void;
+  /** The operator's one writer of owned objects (shared with Multi-Cluster Services); one of its own when unset. */
+  writer?: OwnedObjectWriter;
+  /** The operator's one register of workload watch holds (shared with Multi-Cluster Services); one of its own when unset. */
+  watches?: WorkloadWatches;
 }
 
 export interface ReconcileSummary {
@@ -105,12 +109,14 @@ export class GatewayDnsReconciler {
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
-    this.watches = new WorkloadWatches({ clusters: opts.clusters, log: opts.log });
+    this.watches = opts.watches ?? new WorkloadWatches({ clusters: opts.clusters, log: opts.log });
     // One writer for every object the operator owns in workload clusters: one memory of its own writes.
-    this.owned = new OwnedObjectWriter({
-      fieldManager: CONTROLLER_NAME,
-      requestTimeoutMs: this.requestTimeoutMs,
-    });
+    this.owned =
+      opts.writer ??
+      new OwnedObjectWriter({
+        fieldManager: CONTROLLER_NAME,
+        requestTimeoutMs: this.requestTimeoutMs,
+      });
     this.writer = new RecordSetWriter({
       clusters: opts.clusters,
       writer: this.owned,

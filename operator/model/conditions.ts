@@ -49,10 +49,34 @@ export const MIRROR_REASONS = {
 } as const;
 export type MirrorReason = (typeof MIRROR_REASONS)[keyof typeof MIRROR_REASONS];
 
+/** A ServiceExport's conditions (Multi-Cluster Services, operator/mcs/). */
+export const EXPORT_CONDITIONS = { Valid: 'Valid', Ready: 'Ready', Conflict: 'Conflict' } as const;
+
+/** KEP-1645's reasons (sigs.k8s.io/mcs-api v1beta1), the ones we use. */
+export const EXPORT_REASONS = {
+  Valid: 'Valid',
+  NoService: 'NoService',
+  InvalidServiceType: 'InvalidServiceType',
+  Exported: 'Exported',
+  Pending: 'Pending',
+  Failed: 'Failed',
+  NoConflicts: 'NoConflicts',
+  TypeConflict: 'TypeConflict',
+  PortConflict: 'PortConflict',
+  SessionAffinityConflict: 'SessionAffinityConflict',
+  SessionAffinityConfigConflict: 'SessionAffinityConfigConflict',
+  InternalTrafficPolicyConflict: 'InternalTrafficPolicyConflict',
+  TrafficDistributionConflict: 'TrafficDistributionConflict',
+  IPFamilyConflict: 'IPFamilyConflict',
+  LabelsConflict: 'LabelsConflict',
+  AnnotationsConflict: 'AnnotationsConflict',
+} as const;
+export type ExportReason = (typeof EXPORT_REASONS)[keyof typeof EXPORT_REASONS];
+
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason: Reason | MirrorReason;
+  reason: Reason | MirrorReason | ExportReason;
   message: string;
   observedGeneration?: number;
 }

@@ -1,0 +1,119 @@
+// A member cluster's identity (KEP-2149): the ClusterProperty objects
+// cluster.clusterset.k8s.io (its id: its Cluster API name) and
+// clusterset.k8s.io (its ClusterSet), kept while it is a member and removed
+// (ours only) when it leaves. The CRD is created when the cluster lacks it.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  ABOUT_GROUP,
+  ABOUT_VERSION,
+  CLUSTER_ID_PROPERTY,
+  CLUSTERPROPERTY_CRD,
+  CLUSTERSET_PROPERTY,
+  CONTROLLER_NAME,
+  MANAGED_BY_LABEL,
+} from '../../api/index.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
+import type { RemoteCluster } from '../clusters/remote.js';
+import { httpStatus } from '../runtime/log.js';
+import { canonical } from '../runtime/equal.js';
+
+type Property = KubernetesObject & { spec?: { value?: string } };
+
+export function clusterPropertyObjects(clusterId: string, clusterSet: string): Property[] {
+  return [
+    [CLUSTER_ID_PROPERTY, clusterId],
+    [CLUSTERSET_PROPERTY, clusterSet],
+  ].map(([name, value]) => ({
+    apiVersion: `${ABOUT_GROUP}/${ABOUT_VERSION}`,
+    kind: 'ClusterProperty',
+    metadata: { name, labels: { [MANAGED_BY_LABEL]: CONTROLLER_NAME } },
+    spec: { value },
+  }));
+}
+
+export function propertyContent(p: Property): string {
+  return canonical({ managedBy: p.metadata?.labels?.[MANAGED_BY_LABEL] ?? '', value: p.spec?.value ?? '' });
+}
+
+export class ClusterProperties {
+  /** Clusters whose CRD is known to be there (checked once per client). */
+  private readonly crdPresent = new WeakSet<RemoteCluster>();
+
+  constructor(
+    private readonly opts: {
+      writer: OwnedObjectWriter;
+      requestTimeoutMs: number;
+      firstSyncTimeoutMs: number;
+    },
+  ) {}
+
+  /** The cluster is a member of `clusterSet` with id `clusterId`: both properties say so. Returns writes made. */
+  async keep(remote: RemoteCluster, clusterId: string, clusterSet: string): Promise<number> {
+    await this.ensureCrd(remote);
+    const watch = remote.clusterProperties();
+    await watch.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    const why = remote.unreachableReason(watch);
+    if (why) throw new Error(`ClusterProperties of ${remote.key} not read: ${why}`);
+    let written = 0;
+    for (const object of clusterPropertyObjects(clusterId, clusterSet)) {
+      const existing = watch.get(object.metadata?.name ?? '') as Property | undefined;
+      const r = await this.opts.writer.ensure(remote, existing, {
+        object,
+        content: propertyContent(object),
+        contentOf: propertyContent,
+      });
+      if (r.changed) written++;
+    }
+    return written;
+  }
+
+  /** The cluster left its ClusterSet: our properties go (one someone else wrote stays). */
+  async withdraw(remote: RemoteCluster): Promise<number> {
+    const watch = remote.clusterProperties();
+    await watch.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    if (remote.unreachableReason(watch)) return 0;
+    let written = 0;
+    for (const name of [CLUSTER_ID_PROPERTY, CLUSTERSET_PROPERTY]) {
+      const existing = watch.get(name);
+      if (existing?.metadata?.labels?.[MANAGED_BY_LABEL] !== CONTROLLER_NAME) continue;
+      const gone = await this.opts.writer.delete(remote, {
+        apiVersion: `${ABOUT_GROUP}/${ABOUT_VERSION}`,
+        kind: 'ClusterProperty',
+        namespace: '',
+        name,
+        uid: existing.metadata?.uid,
+      });
+      if (gone) written++;
+    }
+    return written;
+  }
+
+  private async ensureCrd(remote: RemoteCluster): Promise<void> {
+    if (this.crdPresent.has(remote)) return;
+    const crd = CLUSTERPROPERTY_CRD as unknown as KubernetesObject;
+    try {
+      await remote.objects.read({
+        apiVersion: crd.apiVersion ?? '',
+        kind: crd.kind ?? '',
+        metadata: { name: crd.metadata?.name ?? '' },
+      });
+    } catch (err) {
+      if (httpStatus(err) !== 404)
+        throw new Error(`reading the ClusterProperty CRD of ${remote.key}: ${String(err)}`);
+      await remote.write(
+        'create CRD clusterproperties.about.k8s.io',
+        this.opts.requestTimeoutMs,
+        async () => {
+          try {
+            await remote.objects.create(crd);
+          } catch (e) {
+            if (httpStatus(e) !== 409) throw e;
+          }
+        },
+      );
+      // The watch may have failed on the missing resource: try it again now.
+      remote.clusterProperties().retryNow();
+    }
+    this.crdPresent.add(remote);
+  }
+}

@@ -1,0 +1,176 @@
+// One exported Service across a ClusterSet (pure): the exports of every
+// member cluster → the ServiceImport every member gets, the endpoints it
+// carries, and the conditions each ServiceExport reports. KEP-1645's rules:
+// an ExternalName Service, or no Service at all, makes an export invalid;
+// among the valid ones the oldest export (creation time, then cluster name,
+// so that equal seconds still give one answer) wins every property they
+// disagree on, ports are the union by name (the oldest wins a name), and
+// every export of a Service in conflict says so (Conflict=True, one reason).
+import type { McsServicePort, ServiceImportSpec, SessionAffinityConfig } from '../../api/index.js';
+import type { EndpointGroup, ExportObservation } from './observe.js';
+import { EXPORT_CONDITIONS, type ExportReason } from '../model/conditions.js';
+
+export interface ExportCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: ExportReason;
+  message: string;
+}
+
+export interface ImportDesired {
+  /** spec.ips is per importing cluster (its own ClusterSet IP): left out here. */
+  spec: Omit<ServiceImportSpec, 'ips'>;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** The clusters whose exports make up the import, sorted: status.clusters. */
+  clusters: string[];
+  /** Per exporting cluster, its ready endpoints. */
+  endpoints: { cluster: string; groups: EndpointGroup[] }[];
+}
+
+export interface ServicePlan {
+  /** undefined: no valid export, so no ServiceImport anywhere. */
+  import?: ImportDesired;
+  /** Per exporting cluster, the Valid and Conflict conditions (Ready is the writer's to say). */
+  conditions: Map<string, ExportCondition[]>;
+  /** Valid exports, by cluster: their Ready condition is True once the import is written. */
+  valid: string[];
+}
+
+/** In the order a Conflict condition names them: the first one found is its reason. */
+const CHECKS: {
+  reason: ExportReason;
+  what: string;
+  of: (o: ValidExport) => unknown;
+}[] = [
+  { reason: 'TypeConflict', what: 'headlessness', of: (o) => o.service.headless },
+  { reason: 'PortConflict', what: 'ports', of: (o) => sortPorts(o.service.ports) },
+  { reason: 'SessionAffinityConflict', what: 'sessionAffinity', of: (o) => o.service.sessionAffinity },
+  {
+    reason: 'SessionAffinityConfigConflict',
+    what: 'sessionAffinityConfig',
+    of: (o) => o.service.sessionAffinityConfig ?? null,
+  },
+  {
+    reason: 'InternalTrafficPolicyConflict',
+    what: 'internalTrafficPolicy',
+    of: (o) => o.service.internalTrafficPolicy ?? null,
+  },
+  {
+    reason: 'TrafficDistributionConflict',
+    what: 'trafficDistribution',
+    of: (o) => o.service.trafficDistribution ?? null,
+  },
+  { reason: 'IPFamilyConflict', what: 'ipFamilies', of: (o) => o.service.ipFamilies },
+  { reason: 'LabelsConflict', what: 'exportedLabels', of: (o) => sortedEntries(o.spec.exportedLabels) },
+  {
+    reason: 'AnnotationsConflict',
+    what: 'exportedAnnotations',
+    of: (o) => sortedEntries(o.spec.exportedAnnotations),
+  },
+];
+
+type ValidExport = ExportObservation & { service: NonNullable<ExportObservation['service']> };
+
+export function planService(
+  namespace: string,
+  name: string,
+  exports: readonly ExportObservation[],
+): ServicePlan {
+  const conditions = new Map<string, ExportCondition[]>();
+  const valid: ValidExport[] = [];
+  for (const o of exports) {
+    if (!o.service) {
+      conditions.set(o.cluster, [
+        invalid('NoService', `no Service ${namespace}/${name} in cluster ${o.cluster}`),
+      ]);
+    } else if (o.service.externalName) {
+      conditions.set(o.cluster, [
+        invalid(
+          'InvalidServiceType',
+          `Service ${namespace}/${name} is of type ExternalName, which cannot be exported`,
+        ),
+      ]);
+    } else valid.push(o as ValidExport);
+  }
+  valid.sort((a, b) => a.exportCreated.localeCompare(b.exportCreated) || a.cluster.localeCompare(b.cluster));
+  const oldest = valid[0];
+  if (!oldest) return { conditions, valid: [] };
+
+  const found = CHECKS.filter((check) => {
+    const winner = JSON.stringify(check.of(oldest));
+    return valid.some((o) => JSON.stringify(check.of(o)) !== winner);
+  });
+  const conflict: ExportCondition = found[0]
+    ? {
+        type: EXPORT_CONDITIONS.Conflict,
+        status: 'True',
+        reason: found[0].reason,
+        message: `the exports of ${namespace}/${name} differ in ${found.map((c) => c.what).join(', ')}; the oldest export (cluster ${oldest.cluster}) wins${found.some((c) => c.reason === 'PortConflict') ? ', ports are their union by name' : ''}`,
+      }
+    : {
+        type: EXPORT_CONDITIONS.Conflict,
+        status: 'False',
+        reason: 'NoConflicts',
+        message: `the exports of ${namespace}/${name} agree`,
+      };
+  for (const o of valid)
+    conditions.set(o.cluster, [
+      {
+        type: EXPORT_CONDITIONS.Valid,
+        status: 'True',
+        reason: 'Valid',
+        message: `Service ${namespace}/${name} can be exported`,
+      },
+      conflict,
+    ]);
+
+  const s = oldest.service;
+  const sessionAffinityConfig: SessionAffinityConfig | undefined = s.sessionAffinityConfig;
+  return {
+    conditions,
+    valid: valid.map((o) => o.cluster).sort(),
+    import: {
+      spec: {
+        type: s.headless ? 'Headless' : 'ClusterSetIP',
+        ports: unionOfPorts(valid),
+        sessionAffinity: s.sessionAffinity,
+        ...(sessionAffinityConfig ? { sessionAffinityConfig } : {}),
+        ...(s.ipFamilies.length ? { ipFamilies: s.ipFamilies } : {}),
+        ...(s.internalTrafficPolicy ? { internalTrafficPolicy: s.internalTrafficPolicy } : {}),
+        ...(s.trafficDistribution ? { trafficDistribution: s.trafficDistribution } : {}),
+      },
+      labels: { ...(oldest.spec.exportedLabels ?? {}) },
+      annotations: { ...(oldest.spec.exportedAnnotations ?? {}) },
+      clusters: valid.map((o) => o.cluster).sort(),
+      endpoints: valid
+        .map((o) => ({ cluster: o.cluster, groups: o.endpoints }))
+        .sort((a, b) => a.cluster.localeCompare(b.cluster)),
+    },
+  };
+}
+
+/** The union by port name, oldest first: a name already taken keeps the older export's definition. */
+function unionOfPorts(oldestFirst: readonly ValidExport[]): McsServicePort[] {
+  const byName = new Map<string, McsServicePort>();
+  for (const o of oldestFirst)
+    for (const p of o.service.ports) if (!byName.has(p.name ?? '')) byName.set(p.name ?? '', p);
+  return sortPorts([...byName.values()]);
+}
+
+function sortPorts(ports: readonly McsServicePort[]): McsServicePort[] {
+  return [...ports].sort(
+    (a, b) =>
+      (a.name ?? '').localeCompare(b.name ?? '') ||
+      a.port - b.port ||
+      (a.protocol ?? '').localeCompare(b.protocol ?? ''),
+  );
+}
+
+function sortedEntries(map: Record<string, string> | undefined): [string, string][] {
+  return Object.entries(map ?? {}).sort(([a], [b]) => a.localeCompare(b));
+}
+
+function invalid(reason: ExportReason, message: string): ExportCondition {
+  return { type: EXPORT_CONDITIONS.Valid, status: 'False', reason, message };
+}

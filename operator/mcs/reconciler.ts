@@ -1,0 +1,341 @@
+// Multi-Cluster Services, agentless: one reconcile per exported Service of a
+// ClusterSet ("<management namespace>|<namespace>|<name>"). It reads every
+// member cluster's ServiceExport, Service and EndpointSlices from the shared
+// watches, plans the import (desired.ts, pure), writes the ServiceImport, the
+// derived Service and the MCS EndpointSlices into every member that has the
+// namespace through the operator's one owned-object writer, and then reports
+// Valid, Conflict and Ready on each ServiceExport. A member that does not
+// answer keeps what it had, and its exports count as last seen.
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubernetesObject,
+  type V1EndpointSlice,
+  type V1Service,
+} from '@kubernetes/client-node';
+import { MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL, type Condition } from '../../api/index.js';
+import type { ClusterCache } from '../clusters/cache.js';
+import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
+import type { RemoteCluster } from '../clusters/remote.js';
+import type { WorkloadWatches } from '../gatewaydns/watches.js';
+import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
+import { errorText, type Logger } from '../runtime/log.js';
+import { planService, type ExportCondition, type ImportDesired } from './desired.js';
+import {
+  allocatedIps,
+  derivedServiceContent,
+  derivedServiceName,
+  derivedServiceObject,
+  isOurs,
+  serviceImportContent,
+  serviceImportObject,
+  sliceContent,
+  sliceObjects,
+  type ServiceImportObject,
+} from './objects.js';
+import { observeExport, type ExportObservation } from './observe.js';
+
+/** A member of a ClusterSet: its Cluster API name (its cluster id) and its client, if one could be built. */
+export interface Member {
+  name: string;
+  remote?: RemoteCluster;
+  /** Paused or being deleted (Cluster API): read as last seen, never written. */
+  frozen: boolean;
+}
+
+export interface McsReconcilerOptions {
+  clusters: ClusterCache;
+  /** The members of the management namespace's ClusterSet; none when it has not opted in. */
+  members: (managementNamespace: string) => Member[];
+  /** Every Cluster of the management namespace (members or not): where withdrawals look. */
+  allClusters: (managementNamespace: string) => Member[];
+  writer: OwnedObjectWriter;
+  watches: WorkloadWatches;
+  log: Logger;
+  firstSyncTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface McsSummary {
+  written: number;
+  failed: string[];
+}
+
+export function serviceKey(managementNamespace: string, namespace: string, name: string): string {
+  return `${managementNamespace}|${namespace}|${name}`;
+}
+
+export class McsReconciler {
+  /** Per key and exporting cluster, its export as last seen: kept while the cluster does not answer. */
+  private readonly lastSeen = new Map<string, Map<string, ExportObservation>>();
+  private readonly customApis = new WeakMap<RemoteCluster, CustomObjectsApi>();
+
+  constructor(private readonly opts: McsReconcilerOptions) {}
+
+  async reconcile(key: string): Promise<McsSummary> {
+    const [managementNamespace = '', namespace = '', name = ''] = key.split('|');
+    const members = this.opts.members(managementNamespace);
+    const observed = await this.observe(key, members, namespace, name);
+    const plan = planService(namespace, name, observed);
+    const memberNames = new Set(members.map((m) => m.name));
+    const summary: McsSummary = { written: 0, failed: [] };
+    // Members get the import; every other cluster of the namespace (one that left) loses ours.
+    for (const cluster of this.opts.allClusters(managementNamespace)) {
+      const { remote } = cluster;
+      if (!remote || cluster.frozen) continue;
+      const importHere = memberNames.has(cluster.name) ? plan.import : undefined;
+      try {
+        summary.written += await this.applyTo(remote, namespace, name, importHere);
+      } catch (err) {
+        summary.failed.push(`${cluster.name}: ${errorText(err)}`);
+      }
+    }
+    await this.reportExports(members, namespace, name, plan.conditions, summary.failed);
+    if (!plan.import && !observed.length) this.lastSeen.delete(key);
+    return summary;
+  }
+
+  /** The exports of every member, as their watches show them now, or as last seen when a member does not answer. */
+  private async observe(
+    key: string,
+    members: Member[],
+    namespace: string,
+    name: string,
+  ): Promise<ExportObservation[]> {
+    const memory = this.lastSeen.get(key) ?? new Map<string, ExportObservation>();
+    this.lastSeen.set(key, memory);
+    const needs: string[] = [];
+    const out: ExportObservation[] = [];
+    const timeout = this.opts.firstSyncTimeoutMs ?? 5_000;
+    for (const m of members) {
+      const remote = m.remote;
+      const exports = remote?.serviceExports();
+      await exports?.waitForFirstAttempt(timeout);
+      if (!remote || !exports || m.frozen || remote.unreachableReason(exports)) {
+        const last = memory.get(m.name);
+        if (last) out.push(last);
+        continue;
+      }
+      const serviceExport = exports.get(name, namespace);
+      if (!serviceExport) {
+        memory.delete(m.name);
+        continue;
+      }
+      needs.push(`${remote.key}|${namespace}`);
+      // Held before first use, so that no GatewayDNS letting go of the same namespace stops them.
+      this.opts.watches.hold(`mcs:${key}`, { Service: needs, EndpointSlice: needs, MirrorEndpointSlice: [] });
+      const services = remote.servicesIn(namespace);
+      const slices = remote.endpointSlicesIn(namespace);
+      await Promise.all([services.waitForFirstAttempt(timeout), slices.waitForFirstAttempt(timeout)]);
+      if (remote.unreachableReason(services) || remote.unreachableReason(slices)) {
+        const last = memory.get(m.name);
+        if (last) out.push(last);
+        continue;
+      }
+      const seen = observeExport(
+        m.name,
+        serviceExport as Parameters<typeof observeExport>[1],
+        services.get(name, namespace),
+        slices.list(namespace),
+      );
+      memory.set(m.name, seen);
+      out.push(seen);
+    }
+    this.opts.watches.hold(`mcs:${key}`, { Service: needs, EndpointSlice: needs, MirrorEndpointSlice: [] });
+    return out;
+  }
+
+  /** One cluster: the import's objects as planned, or none of ours. Returns how many writes it made. */
+  private async applyTo(
+    remote: RemoteCluster,
+    namespace: string,
+    name: string,
+    desired: ImportDesired | undefined,
+  ): Promise<number> {
+    const timeout = this.opts.firstSyncTimeoutMs ?? 5_000;
+    const imports = remote.serviceImports();
+    const derived = remote.derivedServices();
+    const mcsSlices = remote.mcsEndpointSlices();
+    const namespaces = remote.namespaces();
+    await Promise.all([imports, derived, mcsSlices, namespaces].map((w) => w.waitForFirstAttempt(timeout)));
+    for (const w of [imports, derived, mcsSlices, namespaces]) {
+      const why = remote.unreachableReason(w);
+      if (why) throw new Error(`cluster ${remote.key} not read: ${why}`);
+    }
+    // Namespace sameness: a cluster without the namespace gets nothing there.
+    const want = desired && namespaces.get(namespace) ? desired : undefined;
+    const writer = this.opts.writer;
+    let written = 0;
+
+    const existingDerived = derived.get(derivedServiceName(name), namespace) as V1Service | undefined;
+    let ips: { ips: string[]; ipFamilies: string[] } | undefined;
+    if (want?.spec.type === 'ClusterSetIP') {
+      const object = derivedServiceObject(namespace, name, want);
+      const r = await writer.ensure(remote, existingDerived, {
+        object,
+        content: derivedServiceContent(object),
+        contentOf: derivedServiceContent,
+      });
+      if (r.changed) written++;
+      ips = allocatedIps((r.applied as V1Service | undefined) ?? existingDerived);
+    } else if (existingDerived && isOurs(existingDerived, name)) {
+      if (await writer.delete(remote, refOf('v1', 'Service', existingDerived))) written++;
+    }
+
+    const existingImport = imports.get(name, namespace) as ServiceImportObject | undefined;
+    if (want) {
+      const object = serviceImportObject(namespace, name, want, ips);
+      if (
+        (
+          await writer.ensure(remote, existingImport, {
+            object,
+            content: serviceImportContent(object),
+            contentOf: serviceImportContent,
+          })
+        ).changed
+      )
+        written++;
+    } else if (existingImport && isOurs(existingImport, name)) {
+      if (
+        await writer.delete(remote, refOf('multicluster.x-k8s.io/v1beta1', 'ServiceImport', existingImport))
+      )
+        written++;
+    }
+
+    const present = new Map(
+      (mcsSlices.list(namespace) as V1EndpointSlice[])
+        .filter((s) => isOurs(s as KubernetesObject, name))
+        .map((s) => [s.metadata?.name ?? '', s]),
+    );
+    const wanted = want ? sliceObjects(namespace, name, want) : [];
+    for (const object of wanted) {
+      const existing = present.get(object.metadata?.name ?? '');
+      present.delete(object.metadata?.name ?? '');
+      if (
+        (
+          await writer.ensure(remote, existing, {
+            object,
+            content: sliceContent(object),
+            contentOf: sliceContent,
+          })
+        ).changed
+      )
+        written++;
+    }
+    for (const stale of present.values())
+      if (await writer.delete(remote, refOf('discovery.k8s.io/v1', 'EndpointSlice', stale))) written++;
+    return written;
+  }
+
+  /**
+   * Valid and Conflict as planned, and Ready: True once every member that answers holds the
+   * import, False with the failures otherwise; an invalid export is not exported (Pending).
+   */
+  private async reportExports(
+    members: Member[],
+    namespace: string,
+    name: string,
+    conditions: Map<string, ExportCondition[]>,
+    failed: string[],
+  ): Promise<void> {
+    const now = new Date();
+    for (const m of members) {
+      const remote = m.remote;
+      if (!remote || m.frozen) continue;
+      const exports = remote.serviceExports();
+      const serviceExport = exports.get(name, namespace) as
+        (KubernetesObject & { status?: { conditions?: Condition[] } }) | undefined;
+      const planned = conditions.get(m.name);
+      if (!serviceExport || !planned || remote.unreachableReason(exports)) continue;
+      const valid = planned.find((c) => c.type === EXPORT_CONDITIONS.Valid)?.status === 'True';
+      const ready: ExportCondition = !valid
+        ? {
+            type: EXPORT_CONDITIONS.Ready,
+            status: 'False',
+            reason: 'Pending',
+            message: 'not exported: the export is not valid',
+          }
+        : failed.length
+          ? {
+              type: EXPORT_CONDITIONS.Ready,
+              status: 'False',
+              reason: 'Failed',
+              message: `not yet imported everywhere (retried): ${failed.join('; ')}`,
+            }
+          : {
+              type: EXPORT_CONDITIONS.Ready,
+              status: 'True',
+              reason: 'Exported',
+              message: 'imported into every member cluster of the ClusterSet that has the namespace',
+            };
+      const previous = serviceExport.status?.conditions ?? [];
+      let next: Condition[] = previous.filter(
+        (c) => !(c.type === EXPORT_CONDITIONS.Conflict && !planned.some((p) => p.type === c.type)),
+      );
+      for (const c of [...planned, ready])
+        next = setCondition(next, { ...c, observedGeneration: serviceExport.metadata?.generation }, now);
+      next.sort((a, b) => a.type.localeCompare(b.type));
+      if (JSON.stringify(sortByType(previous)) === JSON.stringify(next)) continue;
+      try {
+        await remote.write(
+          `status of ServiceExport ${namespace}/${name}`,
+          this.opts.requestTimeoutMs ?? 10_000,
+          () =>
+            this.customOf(remote).patchNamespacedCustomObjectStatus(
+              {
+                group: MCS_GROUP,
+                version: MCS_VERSION,
+                namespace,
+                plural: SERVICEEXPORT_PLURAL,
+                name,
+                // Merge patch replaces the list whole: it is complete here. The resourceVersion makes
+                // a status written over an export replaced meanwhile fail (and retry).
+                body: {
+                  metadata: { resourceVersion: serviceExport.metadata?.resourceVersion },
+                  status: { conditions: next },
+                },
+              },
+              setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+            ),
+        );
+      } catch (err) {
+        this.opts.log.warn('ServiceExport status not written', {
+          cluster: remote.key,
+          serviceExport: `${namespace}/${name}`,
+          error: errorText(err),
+        });
+        throw err;
+      }
+    }
+  }
+
+  /** The key is gone for good (the ClusterSet was dissolved): nothing held for it. */
+  forget(key: string): void {
+    this.lastSeen.delete(key);
+    this.opts.watches.drop(`mcs:${key}`);
+  }
+
+  private customOf(remote: RemoteCluster): CustomObjectsApi {
+    let api = this.customApis.get(remote);
+    if (!api) {
+      api = remote.kc.makeApiClient(CustomObjectsApi);
+      this.customApis.set(remote, api);
+    }
+    return api;
+  }
+}
+
+function refOf(apiVersion: string, kind: string, o: KubernetesObject) {
+  return {
+    apiVersion,
+    kind,
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    uid: o.metadata?.uid,
+  };
+}
+
+function sortByType(conditions: Condition[]): Condition[] {
+  return [...conditions].sort((a, b) => a.type.localeCompare(b.type));
+}
