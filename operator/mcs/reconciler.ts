@@ -20,6 +20,7 @@ import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import type { WorkloadWatches } from '../gatewaydns/watches.js';
 import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
+import { sameJson } from '../runtime/equal.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { planService, type ExportCondition, type ImportDesired } from './desired.js';
 import {
@@ -276,7 +277,7 @@ export class McsReconciler {
       for (const c of [...planned, ready])
         next = setCondition(next, { ...c, observedGeneration: serviceExport.metadata?.generation }, now);
       next.sort((a, b) => a.type.localeCompare(b.type));
-      if (JSON.stringify(sortByType(previous)) === JSON.stringify(next)) continue;
+      if (sameJson(sortByType(previous), next)) continue;
       try {
         await remote.write(
           `status of ServiceExport ${namespace}/${name}`,

@@ -1,0 +1,344 @@
+// Multi-Cluster Services (KEP-1645) from the management cluster, on real API
+// servers: what the upstream conformance suite does not cover, and the
+// object-level part of what it does (its DNS and connectivity specs need real
+// nodes: npm run conformance:mcs). The test API servers run no controllers:
+// a Service gets its cluster IP from the API server's allocator, and the
+// source EndpointSlices are written as the EndpointSlice controller would.
+//
+// Clusters: east and west are members of ClusterSet "shop" (their management
+// namespace carries the label); other belongs to a management namespace that
+// has not opted in and must see nothing.
+import path from 'node:path';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  DiscoveryV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Service,
+} from '@kubernetes/client-node';
+import { ensureNamespace, registerWorkloadCluster } from '../support/capi.js';
+import { writeEndpointSlice } from '../support/endpointslices.js';
+import { eventually, installCrds, readManifests, statusCode } from '../support/kube.js';
+import { metricsOf, startOperator, type OperatorProcess } from '../support/operator.js';
+import { repoRoot } from '../support/paths.js';
+import { TestEnv } from '../support/testenv.js';
+
+const NS = 'shop';
+const OTHER_NS = 'other-team';
+const APPS = 'apps';
+const MEMBERS = ['east', 'west'] as const;
+const OTHER = 'other';
+const ALL = [...MEMBERS, OTHER];
+const MCS = { group: 'multicluster.x-k8s.io', version: 'v1beta1' };
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+type ServiceImport = KubernetesObject & {
+  spec: {
+    type: string;
+    ips?: string[];
+    ipFamilies?: string[];
+    ports: { name?: string; port: number; protocol?: string }[];
+  };
+};
+
+describe('Multi-Cluster Services: ServiceExport → ServiceImport in every member cluster', () => {
+  let env: TestEnv;
+  let op: OperatorProcess | undefined;
+  const kc = (cluster: string): KubeConfig => env.kubeConfig(cluster);
+  const custom = (cluster: string) => kc(cluster).makeApiClient(CustomObjectsApi);
+
+  const readImport = async (cluster: string, name: string): Promise<ServiceImport | undefined> => {
+    try {
+      return (await custom(cluster).getNamespacedCustomObject({
+        ...MCS,
+        namespace: APPS,
+        plural: 'serviceimports',
+        name,
+      })) as ServiceImport;
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw err;
+    }
+  };
+  const exportConditions = async (cluster: string, name: string): Promise<Condition[]> => {
+    const se = (await custom(cluster).getNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceexports',
+      name,
+    })) as { status?: { conditions?: Condition[] } };
+    return se.status?.conditions ?? [];
+  };
+  const waitForCondition = (cluster: string, name: string, type: string, status: string, reason?: string) =>
+    eventually(
+      async () => {
+        const c = (await exportConditions(cluster, name)).find((x) => x.type === type);
+        if (c?.status !== status || (reason && c.reason !== reason))
+          throw new Error(
+            `${cluster} ServiceExport ${name}: ${type}=${c?.status}/${c?.reason}, want ${status}/${reason}`,
+          );
+        return c;
+      },
+      15_000,
+      50,
+    );
+  const createExport = (cluster: string, name: string, spec: Record<string, unknown> = {}) =>
+    custom(cluster).createNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceexports',
+      body: { apiVersion: `${MCS.group}/${MCS.version}`, kind: 'ServiceExport', metadata: { name }, spec },
+    });
+  const deleteExport = (cluster: string, name: string) =>
+    custom(cluster).deleteNamespacedCustomObject({ ...MCS, namespace: APPS, plural: 'serviceexports', name });
+  const createService = (cluster: string, name: string, spec: V1Service['spec']) =>
+    kc(cluster)
+      .makeApiClient(CoreV1Api)
+      .createNamespacedService({ namespace: APPS, body: { metadata: { name }, spec } });
+  const mcsSlices = async (cluster: string, name: string) =>
+    (
+      await kc(cluster)
+        .makeApiClient(DiscoveryV1Api)
+        .listNamespacedEndpointSlice({
+          namespace: APPS,
+          labelSelector: `multicluster.kubernetes.io/service-name=${name}`,
+        })
+    ).items;
+  const property = async (cluster: string, name: string): Promise<string | undefined> => {
+    try {
+      const p = (await custom(cluster).getClusterCustomObject({
+        group: 'about.k8s.io',
+        version: 'v1alpha1',
+        plural: 'clusterproperties',
+        name,
+      })) as { spec?: { value?: string } };
+      return p.spec?.value;
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw err;
+    }
+  };
+
+  beforeAll(async () => {
+    env = await TestEnv.start({ workloadClusters: ALL });
+    const root = repoRoot();
+    await installCrds(kc('management'), [
+      ...readManifests(path.join(root, 'crds')),
+      ...readManifests(path.join(root, 'test', 'fixtures')),
+    ]);
+    for (const cluster of ALL) {
+      // The MCS CRDs as config/workload installs them; the ClusterProperty CRD is left to the operator.
+      await installCrds(kc(cluster), [
+        ...readManifests(path.join(root, 'crds')),
+        ...readManifests(path.join(root, 'crds', 'mcs')),
+      ]);
+      await registerWorkloadCluster(kc('management'), {
+        namespace: cluster === OTHER ? OTHER_NS : NS,
+        cluster,
+        kubeconfigPath: env.cluster(cluster).kubeconfig,
+      });
+      await ensureNamespace(kc(cluster), APPS);
+    }
+    await kc('management')
+      .makeApiClient(CoreV1Api)
+      .patchNamespace(
+        { name: NS, body: { metadata: { labels: { 'multicluster.x-k8s.io/clusterset': 'shop-set' } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    op = await startOperator(env.cluster('management').kubeconfig, [
+      '--no-leader-elect',
+      '--no-manage-corefiles',
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await op?.stop();
+    await env?.stop();
+  });
+
+  it('publishes each member cluster id and ClusterSet as ClusterProperty objects (creating the CRD), and nothing in other namespaces', async () => {
+    for (const cluster of MEMBERS)
+      await eventually(async () => {
+        expect(await property(cluster, 'cluster.clusterset.k8s.io')).toBe(cluster);
+        expect(await property(cluster, 'clusterset.k8s.io')).toBe('shop-set');
+      }, 15_000);
+    expect(await property(OTHER, 'cluster.clusterset.k8s.io')).toBeUndefined();
+  });
+
+  it('an export in one cluster is imported into every member: ClusterSetIP with its own IP, ports, affinity, labels; MCS slices', async () => {
+    await createService('east', 'web', {
+      ports: [
+        { name: 'http', port: 80, protocol: 'TCP' },
+        { name: 'dns', port: 53, protocol: 'UDP' },
+      ],
+      sessionAffinity: 'ClientIP',
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 10 } },
+      selector: { app: 'web' },
+    });
+    await writeEndpointSlice(kc('east'), {
+      namespace: APPS,
+      service: 'web',
+      name: 'web-abcde',
+      addressType: 'IPv4',
+      endpoints: [
+        { pod: 'web-0', address: '10.10.0.1' },
+        { pod: 'web-1', address: '10.10.0.2', ready: false },
+      ],
+      ports: [{ name: 'http', port: 8080 }],
+    });
+    await createExport('east', 'web', {
+      exportedLabels: { tier: 'front' },
+      exportedAnnotations: { team: 'shop' },
+    });
+    for (const cluster of MEMBERS) {
+      const si = await eventually(async () => {
+        const got = await readImport(cluster, 'web');
+        if (!got?.spec.ips?.length) throw new Error(`${cluster}: no ServiceImport with an IP yet`);
+        return got;
+      }, 15_000);
+      expect(si.spec.type).toBe('ClusterSetIP');
+      expect(si.spec.ipFamilies).toEqual(['IPv4']);
+      expect(si.spec.ports.map((p) => `${p.name}/${p.port}/${p.protocol}`).sort()).toEqual([
+        'dns/53/UDP',
+        'http/80/TCP',
+      ]);
+      expect(si.metadata?.labels?.tier).toBe('front');
+      expect(si.metadata?.annotations?.team).toBe('shop');
+      // The IP is the derived Service's, which is not the local Service's name.
+      const derived = (
+        await kc(cluster).makeApiClient(CoreV1Api).listNamespacedService({
+          namespace: APPS,
+          labelSelector: 'multicluster.kubernetes.io/service-name=web',
+        })
+      ).items;
+      expect(derived).toHaveLength(1);
+      expect(derived[0]?.metadata?.name).not.toBe('web');
+      expect(derived[0]?.spec?.clusterIP).toBe(si.spec.ips?.[0]);
+      const slices = await eventually(async () => {
+        const s = await mcsSlices(cluster, 'web');
+        if (s.length !== 1) throw new Error(`${cluster}: ${s.length} MCS slices`);
+        return s;
+      }, 10_000);
+      expect(slices[0]?.metadata?.labels).toMatchObject({
+        'multicluster.kubernetes.io/source-cluster': 'east',
+        'kubernetes.io/service-name': derived[0]?.metadata?.name,
+      });
+      expect(slices[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.10.0.1']);
+    }
+    expect(await readImport(OTHER, 'web')).toBeUndefined();
+    await waitForCondition('east', 'web', 'Valid', 'True', 'Valid');
+    await waitForCondition('east', 'web', 'Ready', 'True', 'Exported');
+    await waitForCondition('east', 'web', 'Conflict', 'False', 'NoConflicts');
+  });
+
+  it('a second exporting cluster: union of ports by name, the older export wins, Conflict on both; endpoints of both', async () => {
+    await createService('west', 'web', {
+      ports: [
+        { name: 'http', port: 81, protocol: 'TCP' },
+        { name: 'admin', port: 9000, protocol: 'TCP' },
+      ],
+      selector: { app: 'web' },
+    });
+    await writeEndpointSlice(kc('west'), {
+      namespace: APPS,
+      service: 'web',
+      name: 'web-fghij',
+      addressType: 'IPv4',
+      endpoints: [{ pod: 'web-9', address: '10.20.0.9' }],
+      ports: [{ name: 'http', port: 8080 }],
+    });
+    await createExport('west', 'web');
+    for (const cluster of MEMBERS) await waitForCondition(cluster, 'web', 'Conflict', 'True', 'PortConflict');
+    const si = await readImport('west', 'web');
+    expect(si?.spec.ports.map((p) => `${p.name}/${p.port}`).sort()).toEqual([
+      'admin/9000',
+      'dns/53',
+      'http/80',
+    ]);
+    await eventually(async () => {
+      const sources = (await mcsSlices('west', 'web')).map(
+        (s) => s.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'],
+      );
+      expect(sources.sort()).toEqual(['east', 'west']);
+    }, 10_000);
+  });
+
+  it('the import stays while one cluster exports, and goes (with its slices and derived Service) when the last export goes', async () => {
+    await deleteExport('east', 'web');
+    await eventually(async () => {
+      const sources = (await mcsSlices('east', 'web')).map(
+        (s) => s.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'],
+      );
+      expect(sources).toEqual(['west']);
+    }, 10_000);
+    expect(await readImport('east', 'web')).toBeDefined();
+    await deleteExport('west', 'web');
+    for (const cluster of MEMBERS)
+      await eventually(async () => {
+        expect(await readImport(cluster, 'web')).toBeUndefined();
+        expect(await mcsSlices(cluster, 'web')).toHaveLength(0);
+        const derived = await kc(cluster).makeApiClient(CoreV1Api).listNamespacedService({
+          namespace: APPS,
+          labelSelector: 'multicluster.kubernetes.io/service-name=web',
+        });
+        expect(derived.items).toHaveLength(0);
+      }, 10_000);
+  });
+
+  it('bad input: an export of a missing Service is Valid=False NoService, of an ExternalName Service InvalidServiceType; no import', async () => {
+    await createExport('east', 'ghost');
+    await waitForCondition('east', 'ghost', 'Valid', 'False', 'NoService');
+    await createService('east', 'outside', { type: 'ExternalName', externalName: 'example.com' });
+    await createExport('east', 'outside');
+    await waitForCondition('east', 'outside', 'Valid', 'False', 'InvalidServiceType');
+    expect(await readImport('east', 'ghost')).toBeUndefined();
+    expect(await readImport('west', 'outside')).toBeUndefined();
+    // The Service appears: the export becomes valid and is imported.
+    await createService('east', 'ghost', {
+      clusterIP: 'None',
+      ports: [{ name: 'p', port: 5432 }],
+      selector: { a: 'b' },
+    });
+    await waitForCondition('east', 'ghost', 'Valid', 'True', 'Valid');
+    await eventually(
+      async () => expect((await readImport('west', 'ghost'))?.spec.type).toBe('Headless'),
+      10_000,
+    );
+    expect((await readImport('west', 'ghost'))?.spec.ips ?? []).toEqual([]);
+  });
+
+  it('an operator restart rewrites nothing', async () => {
+    await op?.stop();
+    op = await startOperator(env.cluster('management').kubeconfig, [
+      '--no-leader-elect',
+      '--no-manage-corefiles',
+    ]);
+    const before = await readImport('west', 'ghost');
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = await readImport('west', 'ghost');
+    expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+    expect((await metricsOf(op)).capi_dns_workload_writes_total ?? 0).toBe(0);
+  });
+
+  it('a namespace that leaves the ClusterSet: its imports and cluster properties are withdrawn', async () => {
+    await kc('management')
+      .makeApiClient(CoreV1Api)
+      .patchNamespace(
+        { name: NS, body: { metadata: { labels: { 'multicluster.x-k8s.io/clusterset': null } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    for (const cluster of MEMBERS)
+      await eventually(async () => {
+        expect(await readImport(cluster, 'ghost')).toBeUndefined();
+        expect(await property(cluster, 'cluster.clusterset.k8s.io')).toBeUndefined();
+      }, 15_000);
+  });
+});
