@@ -22,6 +22,8 @@ const root = repoRoot();
 // workload cluster (they are all alike), cluster-b, the walkthrough's client side.
 const MANAGEMENT = 'management';
 const WORKLOAD = 'cluster-b';
+/** A ClusterSet member: the Multi-Cluster Services role is bound here, not in WORKLOAD. */
+const MEMBER = 'cluster-a';
 
 async function kubectl(cluster: string, args: string[]): Promise<string> {
   try {
@@ -113,9 +115,12 @@ describe('config/ on the management cluster', () => {
 });
 
 describe('config/ on a workload cluster', () => {
-  it('config/workload: DNSRecordSet CRD, RBAC, the dns-server, its Service and PDB', async () => {
+  it('config/workload: DNSRecordSet and MCS CRDs, RBAC, the dns-server, its Service and PDB', async () => {
     expect(appliedObjects(await dryRun(WORKLOAD, ['-k', 'config/workload']))).toEqual([
+      'customresourcedefinition.apiextensions.k8s.io/clusterproperties.about.k8s.io',
       'customresourcedefinition.apiextensions.k8s.io/dnsrecordsets.connectivity.tanzu.vmware.com',
+      'customresourcedefinition.apiextensions.k8s.io/serviceexports.multicluster.x-k8s.io',
+      'customresourcedefinition.apiextensions.k8s.io/serviceimports.multicluster.x-k8s.io',
       'deployment.apps/capi-dns-server',
       'namespace/capi-dns',
       'networkpolicy.networking.k8s.io/capi-dns-server',
@@ -128,12 +133,14 @@ describe('config/ on a workload cluster', () => {
     ]);
   });
 
-  it.each(['config/rbac/dns-server', 'config/rbac/workload-access', 'config/dns-server'])(
-    '%s on its own',
-    async (dir) => {
-      expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    'config/rbac/dns-server',
+    'config/rbac/workload-access',
+    'config/rbac/workload-access/clusterset',
+    'config/dns-server',
+  ])('%s on its own', async (dir) => {
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
+  });
 
   it('examples/kuard.yaml: kuard behind the LoadBalancer Service projectcontour/envoy', async () => {
     expect(appliedObjects(await dryRun('cluster-a', ['-f', 'examples/kuard.yaml']))).toEqual([
@@ -300,6 +307,19 @@ describe('RBAC, as the API server authorizes it', () => {
       if (!String(err).includes('AlreadyExists')) throw err;
     });
     await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/workload-access/mirror-namespace']);
+    // A ClusterSet member (cluster-a here, so that the checks above see the mirror role alone).
+    // can-i names resources through discovery: the CRDs config/workload installs come first.
+    await kubectl(MEMBER, ['apply', '-k', 'crds/mcs']);
+    await kubectl(MEMBER, ['apply', '-k', 'crds/about']);
+    await kubectl(MEMBER, [
+      'wait',
+      '--for=condition=Established',
+      '--timeout=30s',
+      'crd/serviceexports.multicluster.x-k8s.io',
+      'crd/serviceimports.multicluster.x-k8s.io',
+      'crd/clusterproperties.about.k8s.io',
+    ]);
+    await kubectl(MEMBER, ['apply', '-k', 'config/rbac/workload-access/clusterset']);
   });
 
   /** `kubectl auth can-i` answers "yes" (exit 0) or "no" (exit 1) on stdout. */
@@ -392,4 +412,26 @@ describe('RBAC, as the API server authorizes it', () => {
   ])('operator in a workload cluster may (%s) %s', async (allowed, verbAndResource) => {
     expect(await canI(WORKLOAD, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
   });
+
+  it.each([
+    [true, 'watch serviceexports.multicluster.x-k8s.io -A'],
+    [false, 'patch serviceexports.multicluster.x-k8s.io -n apps'],
+    [true, 'patch serviceexports.multicluster.x-k8s.io --subresource=status -n apps'],
+    [false, 'update serviceexports.multicluster.x-k8s.io --subresource=status -n apps'],
+    [true, 'patch serviceimports.multicluster.x-k8s.io -n other'],
+    [true, 'delete serviceimports.multicluster.x-k8s.io -n other'],
+    [false, 'update serviceimports.multicluster.x-k8s.io -n other'],
+    [true, 'create services -n other'],
+    [true, 'patch endpointslices.discovery.k8s.io -n other'],
+    [false, 'get services -n other'],
+    [true, 'patch clusterproperties.about.k8s.io'],
+    [true, 'get customresourcedefinitions.apiextensions.k8s.io/clusterproperties.about.k8s.io'],
+    [false, 'get customresourcedefinitions.apiextensions.k8s.io/serviceimports.multicluster.x-k8s.io'],
+    [false, 'delete customresourcedefinitions.apiextensions.k8s.io/clusterproperties.about.k8s.io'],
+  ])(
+    'operator in a ClusterSet member (config/rbac/workload-access/clusterset) may (%s) %s',
+    async (allowed, verbAndResource) => {
+      expect(await canI(MEMBER, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
+    },
+  );
 });
