@@ -6,8 +6,21 @@ describe('flags', () => {
     expect(c.listen).toEqual({ host: '0.0.0.0', port: 53 });
     expect(c.zones.map((z) => [z.name, z.mname, z.rname, z.nameServers, z.minimum])).toEqual([
       ['xcc.test', 'ns1.xcc.test', 'hostmaster.xcc.test', ['ns1.xcc.test'], 30],
+      // Multi-Cluster Services, from this cluster's ServiceImports (Kubernetes mode only).
+      [
+        'clusterset.local',
+        'ns1.clusterset.local',
+        'hostmaster.clusterset.local',
+        ['ns1.clusterset.local'],
+        30,
+      ],
     ]);
-    expect(c.kubernetes).toEqual({ kubeconfig: undefined, namespace: 'capi-dns', resyncMs: 300_000 });
+    expect(c.kubernetes).toEqual({
+      kubeconfig: undefined,
+      namespace: 'capi-dns',
+      resyncMs: 300_000,
+      clustersetDomain: 'clusterset.local',
+    });
     expect(c.recordsFile).toBeUndefined();
     expect(c.healthListen).toBeUndefined();
     expect(c.buildWorkerIdleMs).toBe(60_000);
@@ -38,6 +51,19 @@ describe('flags', () => {
     expect(both.kubernetes?.kubeconfig).toBe('kc');
     expect(both.kubernetes?.namespace).toBe('x');
     expect(parseFlags(['--help'])).toBeUndefined();
+  });
+
+  it('--clusterset-domain: another name, none with an empty value, refused where it overlaps a --zone', () => {
+    expect(parseFlags(['--clusterset-domain', 'mcs.example'])!.zones.map((z) => z.name)).toEqual([
+      'xcc.test',
+      'mcs.example',
+    ]);
+    const none = parseFlags(['--clusterset-domain', ''])!;
+    expect(none.zones.map((z) => z.name)).toEqual(['xcc.test']);
+    expect(none.kubernetes?.clustersetDomain).toBeUndefined();
+    expect(() => parseFlags(['--zone', 'local', '--clusterset-domain', 'clusterset.local'])).toThrow(
+      /overlaps a --zone/,
+    );
   });
 
   it('bounds TCP by default as CoreDNS and NSD do, and :PORT means both families', () => {

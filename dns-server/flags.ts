@@ -11,7 +11,15 @@ export interface Config {
   healthListen: { host: string; port: number } | undefined;
   zones: ZoneConfig[];
   recordsFile: string | undefined;
-  kubernetes: { kubeconfig: string | undefined; namespace: string; resyncMs: number } | undefined;
+  kubernetes:
+    | {
+        kubeconfig: string | undefined;
+        namespace: string;
+        resyncMs: number;
+        /** Multi-Cluster Services: the zone answered from this cluster's ServiceImports; none when ''. */
+        clustersetDomain: string | undefined;
+      }
+    | undefined;
   maxUdpSize: number;
   tcp: TcpLimits;
   filePollMs: number;
@@ -49,6 +57,11 @@ const FLAGS = {
     help: 'watch DNSRecordSets (in-cluster config unless --kubeconfig); the default when no --records-file is given',
   },
   namespace: { type: 'string', default: DEFAULT_RECORDS_NAMESPACE, help: 'namespace of the DNSRecordSets' },
+  'clusterset-domain': {
+    type: 'string',
+    default: 'clusterset.local',
+    help: "Multi-Cluster Services zone, answered from this cluster's ServiceImports and MCS EndpointSlices (Kubernetes mode; '' for none)",
+  },
   resync: { type: 'string', default: '5m', help: 'start a freshly listed informer this often (±20 %)' },
   'health-listen': {
     type: 'string',
@@ -196,8 +209,26 @@ export function parseFlags(argv: string[]): Config | undefined {
     }
   };
 
+  const recordsFile = str('records-file');
+  const kubeconfig = str('kubeconfig');
+  const useKubernetes = Boolean(values.kubernetes) || kubeconfig !== undefined || recordsFile === undefined;
+  const rawClusterset = str('clusterset-domain') ?? '';
+  const clustersetDomain =
+    useKubernetes && rawClusterset !== '' ? name(rawClusterset, 'clusterset-domain') : undefined;
   const zoneNames = (names('zone').length > 0 ? names('zone') : [DEFAULT_ZONE]).map((z) => name(z, 'zone'));
   if (new Set(zoneNames).size !== zoneNames.length) throw new UsageError('--zone: the same zone twice');
+  if (clustersetDomain) {
+    if (
+      zoneNames.some(
+        (z) =>
+          z === clustersetDomain || z.endsWith(`.${clustersetDomain}`) || clustersetDomain.endsWith(`.${z}`),
+      )
+    )
+      throw new UsageError(
+        `--clusterset-domain ${clustersetDomain}: overlaps a --zone (one server, one owner per name)`,
+      );
+    zoneNames.push(clustersetDomain);
+  }
   const u32 = 2 ** 32 - 1;
   const zones = zoneNames.map((zone): ZoneConfig => {
     const mname = name(str('soa-mname') ?? `ns1.${zone}`, 'soa-mname');
@@ -214,9 +245,6 @@ export function parseFlags(argv: string[]): Config | undefined {
     };
   });
 
-  const recordsFile = str('records-file');
-  const kubeconfig = str('kubeconfig');
-  const useKubernetes = Boolean(values.kubernetes) || kubeconfig !== undefined || recordsFile === undefined;
   const level = str('log-level') as Level;
   if (!['debug', 'info', 'warn', 'error'].includes(level))
     throw new UsageError(`--log-level ${level}: not a level`);
@@ -227,7 +255,12 @@ export function parseFlags(argv: string[]): Config | undefined {
     zones,
     recordsFile,
     kubernetes: useKubernetes
-      ? { kubeconfig, namespace: str('namespace')!, resyncMs: duration(str('resync')!, 'resync') }
+      ? {
+          kubeconfig,
+          namespace: str('namespace')!,
+          resyncMs: duration(str('resync')!, 'resync'),
+          clustersetDomain,
+        }
       : undefined,
     maxUdpSize: int('max-udp-size', 512, 65535),
     tcp: {

@@ -90,6 +90,23 @@ async function main(argv: string[]): Promise<void> {
     store.expect(k8s.name);
     starts.push(() => k8s.start());
     stops.push(() => k8s.stop());
+    const clustersetDomain = config.kubernetes.clustersetDomain;
+    if (clustersetDomain) {
+      const { ClustersetSource } = await import('./sources/clusterset.js');
+      const clusterset = new ClustersetSource({
+        kubeConfig: kc,
+        zone: clustersetDomain,
+        resyncMs: config.kubernetes.resyncMs,
+        backoffMinMs: 200,
+        backoffMaxMs: 5000,
+        onRecords,
+        onError,
+        log,
+      });
+      store.expect(clusterset.name);
+      starts.push(() => clusterset.start());
+      stops.push(() => clusterset.stop());
+    }
   }
 
   // Serve SOA/NS (and REFUSED/NXDOMAIN) from the first moment, the sources declared (so that this

@@ -117,6 +117,8 @@ describe('config/ on the management cluster', () => {
 describe('config/ on a workload cluster', () => {
   it('config/workload: DNSRecordSet and MCS CRDs, RBAC, the dns-server, its Service and PDB', async () => {
     expect(appliedObjects(await dryRun(WORKLOAD, ['-k', 'config/workload']))).toEqual([
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-server-clusterset',
+      'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-server-clusterset',
       'customresourcedefinition.apiextensions.k8s.io/clusterproperties.about.k8s.io',
       'customresourcedefinition.apiextensions.k8s.io/dnsrecordsets.connectivity.tanzu.vmware.com',
       'customresourcedefinition.apiextensions.k8s.io/serviceexports.multicluster.x-k8s.io',
@@ -371,6 +373,10 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -n default'],
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
     [false, 'list secrets -n capi-dns'],
+    // The clusterset zone: MCS EndpointSlices (and ServiceImports) of every namespace, read only.
+    [true, 'watch endpointslices.discovery.k8s.io -A'],
+    [false, 'create endpointslices.discovery.k8s.io -n apps'],
+    [false, 'list services -A'],
   ])('dns-server may (%s) %s', async (allowed, verbAndResource) => {
     expect(await canI(WORKLOAD, DNS_SERVER, verbAndResource.split(' '))).toBe(allowed);
   });

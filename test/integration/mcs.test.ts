@@ -25,6 +25,7 @@ import { eventually, installCrds, readManifests, statusCode } from '../support/k
 import { metricsOf, startOperator, type OperatorProcess } from '../support/operator.js';
 import { repoRoot } from '../support/paths.js';
 import { TestEnv } from '../support/testenv.js';
+import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 
 const NS = 'shop';
 const OTHER_NS = 'other-team';
@@ -52,6 +53,8 @@ type ServiceImport = KubernetesObject & {
 describe('Multi-Cluster Services: ServiceExport → ServiceImport in every member cluster', () => {
   let env: TestEnv;
   let op: OperatorProcess | undefined;
+  /** A dns-server per member cluster, reading that cluster's ServiceImports and MCS EndpointSlices. */
+  const dns = new Map<string, DnsProcess>();
   const kc = (cluster: string): KubeConfig => env.kubeConfig(cluster);
   const custom = (cluster: string) => kc(cluster).makeApiClient(CustomObjectsApi);
 
@@ -157,9 +160,32 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       '--no-leader-elect',
       '--no-manage-corefiles',
     ]);
+    for (const cluster of MEMBERS)
+      dns.set(
+        cluster,
+        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', env.cluster(cluster).kubeconfig]),
+      );
   }, 120_000);
 
+  const answer = async (cluster: string, name: string, type: string) =>
+    (await dig(dns.get(cluster)!.port, ['+short', name, type])).stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .sort();
+  const waitForAnswer = (cluster: string, name: string, type: string, want: string[]) =>
+    eventually(
+      async () => {
+        const got = await answer(cluster, name, type);
+        if (JSON.stringify(got) !== JSON.stringify([...want].sort()))
+          throw new Error(`${cluster}: ${name} ${type}: got ${got.join(' ')}, want ${want.join(' ')}`);
+      },
+      10_000,
+      50,
+    );
+
   afterAll(async () => {
+    await Promise.all([...dns.values()].map((d) => d.stop()));
     await op?.stop();
     await env?.stop();
   });
@@ -234,6 +260,18 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       expect(slices[0]?.endpoints?.map((e) => e.addresses[0])).toEqual(['10.10.0.1']);
     }
     expect(await readImport(OTHER, 'web')).toBeUndefined();
+    // Each member's own dns-server answers with its own ClusterSet IP, and SRV per port.
+    for (const cluster of MEMBERS) {
+      const si = await readImport(cluster, 'web');
+      await waitForAnswer(cluster, 'web.apps.svc.clusterset.local', 'A', si?.spec.ips ?? []);
+      await waitForAnswer(cluster, 'web.apps.svc.clusterset.local', 'SRV', [
+        '0 100 53 web.apps.svc.clusterset.local.',
+        '0 100 80 web.apps.svc.clusterset.local.',
+      ]);
+      await waitForAnswer(cluster, '_http._tcp.web.apps.svc.clusterset.local', 'SRV', [
+        '0 100 80 web.apps.svc.clusterset.local.',
+      ]);
+    }
     await waitForCondition('east', 'web', 'Valid', 'True', 'Valid');
     await waitForCondition('east', 'web', 'Ready', 'True', 'Exported');
     await waitForCondition('east', 'web', 'Conflict', 'False', 'NoConflicts');
@@ -335,10 +373,12 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
         { name: NS, body: { metadata: { labels: { 'multicluster.x-k8s.io/clusterset': null } } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-    for (const cluster of MEMBERS)
+    for (const cluster of MEMBERS) {
       await eventually(async () => {
         expect(await readImport(cluster, 'ghost')).toBeUndefined();
         expect(await property(cluster, 'cluster.clusterset.k8s.io')).toBeUndefined();
       }, 15_000);
+      await waitForAnswer(cluster, 'ghost.apps.svc.clusterset.local', 'A', []);
+    }
   });
 });
