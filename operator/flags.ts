@@ -9,6 +9,8 @@ export interface Flags {
   /** Watch only this management namespace (all when unset). */
   namespace?: string;
   domainSuffix: string;
+  /** Multi-Cluster Services: the zone a ClusterSet member's CoreDNS forwards to its dns-server. */
+  clustersetDomain: string;
   recordsNamespace: string;
   healthListen: string;
   /** Keep the zone's forward block in each workload cluster's CoreDNS Corefile. */
@@ -46,6 +48,7 @@ Flags:
   --kubeconfig PATH                  management cluster kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
   --namespace NAME                   act only on this management namespace (default: all)
   --domain-suffix NAME               suffix of generated names (default ${DEFAULT_ZONE})
+  --clusterset-domain NAME           Multi-Cluster Services zone forwarded by ClusterSet members' CoreDNS (default clusterset.local)
   --records-namespace NAME           namespace of DNSRecordSets in workload clusters (default ${DEFAULT_RECORDS_NAMESPACE})
   --health-listen HOST:PORT          /healthz, /readyz, /metrics (default :8081)
   --no-manage-corefiles              leave every workload cluster's kube-system/coredns alone
@@ -79,6 +82,7 @@ export function parseFlags(argv: string[]): Flags {
       kubeconfig: { type: 'string' },
       namespace: { type: 'string' },
       'domain-suffix': { type: 'string', default: DEFAULT_ZONE },
+      'clusterset-domain': { type: 'string', default: 'clusterset.local' },
       'records-namespace': { type: 'string', default: DEFAULT_RECORDS_NAMESPACE },
       'health-listen': { type: 'string', default: ':8081' },
       'no-manage-corefiles': { type: 'boolean', default: false },
@@ -123,10 +127,16 @@ export function parseFlags(argv: string[]): Flags {
   const domainSuffix = values['domain-suffix'].replace(/^\.+|\.+$/g, '');
   if (!/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(domainSuffix))
     throw new Error(`--domain-suffix: not a DNS name: ${values['domain-suffix']}`);
+  const clustersetDomain = values['clusterset-domain'].replace(/^\.+|\.+$/g, '');
+  if (!/^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(clustersetDomain))
+    throw new Error(`--clusterset-domain: not a DNS name: ${values['clusterset-domain']}`);
+  if (clustersetDomain === domainSuffix)
+    throw new Error(`--clusterset-domain: the same zone as --domain-suffix (${domainSuffix})`);
   return {
     kubeconfig: values.kubeconfig,
     namespace: values.namespace,
     domainSuffix,
+    clustersetDomain,
     recordsNamespace: values['records-namespace'],
     healthListen: values['health-listen'],
     manageCorefiles: !values['no-manage-corefiles'],

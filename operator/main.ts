@@ -72,6 +72,7 @@ async function main(): Promise<void> {
           clusters: controller.clusters,
           clusterObjects: controller.clusterObjects,
           zone: flags.domainSuffix,
+          clusterset: { zone: flags.clustersetDomain, namespaces: controller.namespaces },
           recordsNamespace: flags.recordsNamespace,
           cleanup: flags.cleanupCorefiles,
           events,

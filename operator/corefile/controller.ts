@@ -3,13 +3,14 @@
 // cluster the CoreDNS ConfigMap and the dns-server Service (watched through
 // the shared ClusterCache), enqueue the cluster's key; a work queue of its own
 // runs the reconciles, so a slow Corefile write never holds up record sets.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Namespace } from '@kubernetes/client-node';
 import { DNS_SERVER_SERVICE } from '../../api/index.js';
 import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { objectKey, WorkQueue } from '../runtime/workqueue.js';
+import { clusterSetOf } from '../model/clusterset.js';
 import {
   COREDNS_CONFIGMAP,
   COREDNS_NAMESPACE,
@@ -22,6 +23,11 @@ export interface CorefileControllerOptions {
   /** The management cluster's Clusters, started and owned by the GatewayDNS controller. */
   clusterObjects: WatchedResource<CorefileCluster & KubernetesObject>;
   zone: string;
+  /** Multi-Cluster Services: the zone forwarded too in a ClusterSet's clusters, and the management Namespaces that say which are. */
+  clusterset?: {
+    zone: string;
+    namespaces: WatchedResource<V1Namespace & KubernetesObject>;
+  };
   recordsNamespace: string;
   cleanup: boolean;
   events: EventRecorder;
@@ -39,6 +45,11 @@ export class CorefileController {
       clusters: opts.clusters,
       getCluster: (namespace, name) => opts.clusterObjects.get(name, namespace),
       zone: opts.zone,
+      clustersetZone: (namespace) =>
+        opts.clusterset && clusterSetOf(opts.clusterset.namespaces.get(namespace))
+          ? opts.clusterset.zone
+          : undefined,
+      clustersetZones: opts.clusterset ? [opts.clusterset.zone] : [],
       recordsNamespace: opts.recordsNamespace,
       cleanup: opts.cleanup,
       events: opts.events,
@@ -59,6 +70,15 @@ export class CorefileController {
       },
     );
     opts.clusterObjects.onChange((_type, c) => this.queue.add(objectKey(c)));
+    // A namespace joining or leaving a ClusterSet changes which zones its clusters forward.
+    const seenSet = new Map<string, string | undefined>();
+    opts.clusterset?.namespaces.onChange((type, ns) => {
+      const name = ns.metadata?.name ?? '';
+      const set = type === 'delete' ? undefined : clusterSetOf(ns);
+      if (seenSet.has(name) && seenSet.get(name) === set) return;
+      seenSet.set(name, set);
+      for (const c of opts.clusterObjects.list(name)) this.queue.add(objectKey(c));
+    });
     opts.clusters.onEvent((event) => this.onClusterEvent(event));
   }
 

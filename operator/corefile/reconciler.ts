@@ -42,6 +42,13 @@ export interface CorefileReconcilerOptions {
   /** The Cluster object, from the management informer; undefined once it is gone. */
   getCluster: (namespace: string, name: string) => CorefileCluster | undefined;
   zone: string;
+  /**
+   * The Multi-Cluster Services zone, forwarded like `zone` in the clusters of a management
+   * namespace that is a ClusterSet (undefined: none there, and a block of ours is removed).
+   */
+  clustersetZone?: (namespace: string) => string | undefined;
+  /** Every clusterset zone this operator may have forwarded: what is removed where none is wanted. */
+  clustersetZones?: readonly string[];
   recordsNamespace: string;
   /** Remove the managed block everywhere instead of keeping it. */
   cleanup: boolean;
@@ -89,10 +96,19 @@ export class CorefileReconciler {
     const keep = !this.opts.cleanup && !optedOut && target !== undefined;
 
     let next: { corefile: string; changed: boolean };
+    const clustersetZone = keep ? this.opts.clustersetZone?.(namespace) : undefined;
     try {
       next = keep
         ? ensureForwardBlock(corefile, this.opts.zone, [target as string])
         : removeForwardBlock(corefile, this.opts.zone);
+      // The clusterset zone: its own managed block, to the same dns-server, in ClusterSet members only.
+      for (const zone of this.opts.clustersetZones ?? []) {
+        const step =
+          zone === clustersetZone
+            ? ensureForwardBlock(next.corefile, zone, [target as string])
+            : removeForwardBlock(next.corefile, zone);
+        next = { corefile: step.corefile, changed: next.changed || step.changed };
+      }
     } catch (err) {
       if (!(err instanceof CorefileError)) throw err;
       const message = `kube-system/coredns of cluster ${key} left unchanged: ${err.message}`;
@@ -116,7 +132,8 @@ export class CorefileReconciler {
       // 409: the Corefile changed since we read it; the watch brings the new text and we run again.
       throw new Error(`update kube-system/coredns in cluster ${key}: ${errorText(err)}`);
     }
-    const what = keep ? `forwards ${this.opts.zone} to ${target}` : `no longer forwards ${this.opts.zone}`;
+    const zones = [this.opts.zone, ...(clustersetZone ? [clustersetZone] : [])].join(' and ');
+    const what = keep ? `forwards ${zones} to ${target}` : `no longer forwards ${this.opts.zone}`;
     this.opts.log.info('Corefile updated', { cluster: key, change: what });
     this.opts.events.normal(
       eventTarget(cluster),

@@ -5,7 +5,8 @@
 // identity (cluster-properties.ts). It shares the GatewayDNS controller's
 // cluster clients, watches and writer: one observation, one writer.
 import type { KubernetesObject, V1Namespace } from '@kubernetes/client-node';
-import { CLUSTERSET_LABEL, MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
+import { MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
+import { clusterSetOf } from '../model/clusterset.js';
 import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
 import { frozenBy } from '../clusters/lifecycle.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
@@ -32,12 +33,6 @@ export interface McsControllerOptions {
 }
 
 const MEMBER = 'member';
-
-/** The ClusterSet a management namespace opted into, if any. */
-export function clusterSetOf(namespace: V1Namespace | undefined): string | undefined {
-  const value = namespace?.metadata?.labels?.[CLUSTERSET_LABEL];
-  return value ? value : undefined;
-}
 
 export class McsController {
   private readonly queue: WorkQueue;

@@ -143,6 +143,28 @@ describe('operator: CoreDNS Corefile wiring', () => {
     await waitForCorefile((t) => t.includes(MARKER), 'patched again once parseable');
   });
 
+  it('forwards clusterset.local too while the management namespace is a ClusterSet, and stops when it leaves', async () => {
+    const label = (value: string | null) =>
+      management
+        .makeApiClient(CoreV1Api)
+        .patchNamespace(
+          { name: NS, body: { metadata: { labels: { 'multicluster.x-k8s.io/clusterset': value } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+    await label('corefile-set');
+    const both = await waitForCorefile(
+      (t) => /\nclusterset\.local:53 \{/.test(t),
+      'forwarding clusterset.local',
+    );
+    expect(both).toMatch(/\nxcc\.test:53 \{/);
+    expect(both.startsWith(KUBEADM)).toBe(true);
+    await label(null);
+    await waitForCorefile(
+      (t) => !t.includes('clusterset.local') && t.includes(MARKER),
+      'clusterset.local gone, xcc.test kept',
+    );
+  });
+
   it('removes the block when the Cluster opts out, and adds it when it opts in again', async () => {
     await annotateCluster({ 'connectivity.tanzu.vmware.com/coredns': 'unmanaged' });
     await waitForCorefile((t) => t === KUBEADM, 'back to the original');
