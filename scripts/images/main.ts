@@ -44,6 +44,11 @@ interface ImagePlan {
   name: string;
   repository: string;
   version: string;
+  /**
+   * The exact reference, for a stand-in of someone else's image that a manifest we do not own
+   * names (the MCS conformance suite's): REPOSITORY:VERSION-DIGESTPREFIX otherwise.
+   */
+  ref?: string;
   layers: () => Promise<Layer[]>;
   settings: RuntimeSettings;
 }
@@ -125,6 +130,14 @@ async function main(): Promise<void> {
     const layer = await debianLayer(store, root, name, packages, epoch);
     return { ...layer, components: debianComponents(layer.packages) };
   };
+  // The extract variant runs no maintainer scripts, so update-alternatives' links (awk, nc) are made here.
+  const alternatives = (links: [string, string][]) =>
+    staged(`alternatives: ${links.map(([from, to]) => `${from} -> ${to}`).join(', ')}`, (dir) => {
+      for (const [from, to] of links) {
+        fs.mkdirSync(path.join(dir, path.dirname(from)), { recursive: true, mode: 0o755 });
+        fs.symlinkSync(to, path.join(dir, from));
+      }
+    });
   const runtimeBase = once(() => debian('runtime', ['libc6', 'libstdc++6', 'libgcc-s1']));
   const curlBase = once(() => debian('curl', ['curl', 'ca-certificates']));
   const node = nodeBinary(root);
@@ -269,6 +282,54 @@ async function main(): Promise<void> {
         labels: { 'org.opencontainers.image.title': 'curl' },
       },
     },
+    // Stand-ins for the two images the Multi-Cluster Services conformance suite names (no registry
+    // serves them here): Debian packages with the tools its pods run, under the suite's exact names
+    // so that its IfNotPresent pods find them on the nodes. Root, as the originals run (socat
+    // listens on port 42).
+    {
+      name: 'mcs-socat',
+      repository: 'docker.io/alpine/socat',
+      version: '1.7.4.4',
+      ref: 'docker.io/alpine/socat:1.7.4.4',
+      layers: async () => [
+        await debian('mcs-socat', ['dash', 'grep', 'mawk', 'coreutils', 'socat']),
+        await alternatives([['usr/bin/awk', 'mawk']]),
+      ],
+      settings: {
+        user: '0:0',
+        entrypoint: ['socat'],
+        workingDir: '/',
+        env: [PATH_ENV],
+        labels: { 'org.opencontainers.image.title': 'alpine/socat stand-in (Debian socat)' },
+      },
+    },
+    {
+      name: 'mcs-netshoot',
+      repository: 'docker.io/nicolaka/netshoot',
+      version: 'v0.15',
+      ref: 'docker.io/nicolaka/netshoot:v0.15',
+      layers: async () => [
+        await debian('mcs-netshoot', [
+          'dash',
+          'grep',
+          'mawk',
+          'coreutils',
+          'bind9-dnsutils',
+          'netcat-openbsd',
+        ]),
+        await alternatives([
+          ['usr/bin/awk', 'mawk'],
+          ['bin/nc', 'nc.openbsd'],
+        ]),
+      ],
+      settings: {
+        user: '0:0',
+        cmd: ['sh'],
+        workingDir: '/',
+        env: [PATH_ENV],
+        labels: { 'org.opencontainers.image.title': 'nicolaka/netshoot stand-in (Debian dnsutils, netcat)' },
+      },
+    },
     {
       name: 'pause',
       repository: `${LOCAL}/pause`,
@@ -306,7 +367,7 @@ async function main(): Promise<void> {
     if (args.only && !args.only.has(plan.name)) continue;
     const layers = await plan.layers();
     const { manifest, config } = storeImage(store, plan.settings, layers, epoch, {});
-    const ref = `${plan.repository}:${plan.version}-${hexOf(manifest.digest).slice(0, 12)}`;
+    const ref = plan.ref ?? `${plan.repository}:${plan.version}-${hexOf(manifest.digest).slice(0, 12)}`;
     const archive = path.join(args.out, `${plan.name}.tar`);
     const size = config.size + layers.reduce((sum, layer) => sum + layer.size, 0);
     const before = previous.find((image) => image.name === plan.name);

@@ -15,7 +15,16 @@ export type { BuiltImage };
 
 const execFileAsync = promisify(execFile);
 
-export type ImageName = 'capi-dns-controller' | 'dns-server' | 'coredns' | 'kuard' | 'curl' | 'pause';
+export type ImageName =
+  | 'capi-dns-controller'
+  | 'dns-server'
+  | 'coredns'
+  | 'kuard'
+  | 'curl'
+  | 'pause'
+  /** Stand-ins of the MCS conformance suite's alpine/socat and nicolaka/netshoot. */
+  | 'mcs-socat'
+  | 'mcs-netshoot';
 
 export function imagesFile(): string {
   return path.join(repoRoot(), '.cache', 'images', 'images.json');
