@@ -54,7 +54,7 @@ describe('clustersetRecordSets (KEP-1645 DNS)', () => {
     ).toEqual([]);
   });
 
-  it('Headless: every ready endpoint of every cluster; per-pod names under the cluster id; SRV to them', () => {
+  it('Headless: every ready endpoint of every cluster; per-pod names under the cluster id (by dashed address without a hostname); SRV to them', () => {
     const sets = clustersetRecordSets(
       'clusterset.local',
       [
@@ -75,9 +75,10 @@ describe('clustersetRecordSets (KEP-1645 DNS)', () => {
     expect(recordsOf(sets)).toEqual([
       'db.team.svc.clusterset.local A 10.1.0.1,10.1.0.3,10.2.0.1',
       'db-0.east.db.team.svc.clusterset.local A 10.1.0.1',
+      '10-1-0-3.east.db.team.svc.clusterset.local A 10.1.0.3',
       'db-0.west.db.team.svc.clusterset.local A 10.2.0.1',
-      'db.team.svc.clusterset.local SRV 0 100 5432 db-0.east.db.team.svc.clusterset.local.,0 100 5432 db-0.west.db.team.svc.clusterset.local.',
-      '_pg._tcp.db.team.svc.clusterset.local SRV 0 100 5432 db-0.east.db.team.svc.clusterset.local.,0 100 5432 db-0.west.db.team.svc.clusterset.local.',
+      'db.team.svc.clusterset.local SRV 0 100 5432 10-1-0-3.east.db.team.svc.clusterset.local.,0 100 5432 db-0.east.db.team.svc.clusterset.local.,0 100 5432 db-0.west.db.team.svc.clusterset.local.',
+      '_pg._tcp.db.team.svc.clusterset.local SRV 0 100 5432 db-0.east.db.team.svc.clusterset.local.,0 100 5432 10-1-0-3.east.db.team.svc.clusterset.local.,0 100 5432 db-0.west.db.team.svc.clusterset.local.',
     ]);
   });
 

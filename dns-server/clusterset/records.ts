@@ -4,8 +4,9 @@
 // - ClusterSetIP: A/AAAA the import's IPs; SRV one per port at the name
 //   ("0 100 <port> <svc>.<ns>.svc.<zone>.") and at _<port>._<proto>.<name>;
 // - Headless: A/AAAA every ready endpoint of every exporting cluster;
-//   <hostname>.<clusterid>.<name> A/AAAA for an endpoint with a hostname, and
-//   SRV naming those (at the name, and per named port).
+//   <hostname>.<clusterid>.<name> A/AAAA per ready endpoint (a pod without a
+//   hostname named by its dashed address, as Kubernetes DNS does), and SRV
+//   naming those (at the name, and per named port).
 // The record set's resourceVersion is a digest of its records, so the build
 // reparses only a set whose records changed.
 import { createHash } from 'node:crypto';
@@ -89,10 +90,16 @@ function headless(base: string, si: ServiceImportLike, slices: McsSliceLike[]): 
     for (const e of s.endpoints ?? []) {
       if (e.conditions?.ready === false) continue;
       all.push(...e.addresses);
-      if (!e.hostname || !cluster) continue;
-      const host = `${e.hostname}.${cluster}.${base}`;
-      if (!perHost.has(host)) targets.push(`${host}.`);
-      perHost.set(host, [...(perHost.get(host) ?? []), ...e.addresses]);
+      if (!cluster) continue;
+      // A pod without a hostname is named by its address, dashed, as Kubernetes DNS names it.
+      const named: [string, string[]][] = e.hostname
+        ? [[e.hostname, e.addresses]]
+        : e.addresses.map((a) => [a.replace(/[.:]/g, '-'), [a]]);
+      for (const [label, addresses] of named) {
+        const host = `${label}.${cluster}.${base}`;
+        if (!perHost.has(host)) targets.push(`${host}.`);
+        perHost.set(host, [...(perHost.get(host) ?? []), ...addresses]);
+      }
     }
   }
   if (!all.length) return [];
