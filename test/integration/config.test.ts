@@ -440,4 +440,14 @@ describe('RBAC, as the API server authorizes it', () => {
       expect(await canI(MEMBER, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
     },
   );
+
+  it('examples/mcs-serviceexport.yaml: a Service and its ServiceExport, on a member with the MCS CRDs', async () => {
+    await kubectl(MEMBER, ['create', 'namespace', 'projectcontour']).catch((err: unknown) => {
+      if (!String(err).includes('AlreadyExists')) throw err;
+    });
+    expect(appliedObjects(await dryRun(MEMBER, ['-f', 'examples/mcs-serviceexport.yaml']))).toEqual([
+      'service/kuard-mcs',
+      'serviceexport.multicluster.x-k8s.io/kuard-mcs',
+    ]);
+  });
 });

@@ -24,7 +24,7 @@ import { writeEndpointSlice } from '../support/endpointslices.js';
 import { eventually, installCrds, readManifests, statusCode } from '../support/kube.js';
 import { metricsOf, startOperator, type OperatorProcess } from '../support/operator.js';
 import { repoRoot } from '../support/paths.js';
-import { TestEnv } from '../support/testenv.js';
+import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 
 const NS = 'shop';
@@ -351,6 +351,35 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       10_000,
     );
     expect((await readImport('west', 'ghost'))?.spec.ips ?? []).toEqual([]);
+  });
+
+  it('an exporting cluster that stops answering: its endpoints are kept everywhere until it answers again', async () => {
+    await createService('west', 'kept', { ports: [{ name: 'p', port: 7000 }], selector: { a: 'b' } });
+    await writeEndpointSlice(kc('west'), {
+      namespace: APPS,
+      service: 'kept',
+      name: 'kept-abcde',
+      addressType: 'IPv4',
+      endpoints: [{ pod: 'kept-0', address: '10.20.7.1' }],
+      ports: [{ name: 'p', port: 7000 }],
+    });
+    await createExport('west', 'kept');
+    const westSlices = async () =>
+      (await mcsSlices('east', 'kept')).flatMap((s) => (s.endpoints ?? []).map((e) => e.addresses[0]));
+    await eventually(async () => expect(await westSlices()).toEqual(['10.20.7.1']), 10_000);
+    await stopCluster(env.info, 'west');
+    try {
+      // A change elsewhere reconciles the Service while west is away: west's export counts as last seen.
+      await createService('east', 'kept', { ports: [{ name: 'p', port: 7000 }], selector: { a: 'b' } });
+      await createExport('east', 'kept');
+      await waitForCondition('east', 'kept', 'Valid', 'True', 'Valid');
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await westSlices()).toEqual(['10.20.7.1']);
+      expect(await readImport('east', 'kept')).toBeDefined();
+    } finally {
+      await startCluster(env.info, 'west');
+    }
+    await eventually(async () => expect(await readImport('west', 'kept')).toBeDefined(), 15_000);
   });
 
   it('an operator restart rewrites nothing', async () => {
