@@ -127,6 +127,41 @@ describe('planService (KEP-1645 rules)', () => {
       expect(conditionOf(plan, c, 'Conflict')).toMatchObject({ status: 'True', reason: 'PortConflict' });
   });
 
+  it("a newer export's endpoints do not serve a port it defines differently (same name, other number)", () => {
+    const older = exportOf(
+      'a',
+      '2026-01-01T00:00:00Z',
+      hello({ ports: [{ name: 'tcp', port: 42, protocol: 'TCP' }] }),
+      {},
+      [slice('hello', [['10.1.0.1']])],
+    );
+    const conflicting = slice('hello', [['10.2.0.1']]);
+    conflicting.ports = [{ name: 'tcp', port: 42, protocol: 'TCP' }];
+    const extra = slice('hello', [['10.2.0.2']]);
+    extra.ports = [{ name: 'tcp2', port: 42, protocol: 'TCP' }];
+    const newer = exportOf(
+      'b',
+      '2026-01-01T00:00:05Z',
+      hello({
+        ports: [
+          { name: 'tcp', port: 4242, protocol: 'TCP' },
+          { name: 'tcp2', port: 4343, protocol: 'TCP' },
+        ],
+      }),
+      {},
+      [conflicting, extra],
+    );
+    const plan = planService('team', 'hello', [older, newer]);
+    const b = plan.import?.endpoints.find((e) => e.cluster === 'b');
+    // Only its own port tcp2 (4343), which no older export defines otherwise.
+    expect(
+      b?.groups.map((g) => [g.ports.map((p) => p.name), g.endpoints.map((e) => e.addresses[0])]),
+    ).toEqual([[['tcp2'], ['10.2.0.2']]]);
+    expect(
+      plan.import?.endpoints.find((e) => e.cluster === 'a')?.groups[0]?.ports.map((p) => p.name),
+    ).toEqual(['tcp']);
+  });
+
   it('headlessness, labels: the oldest wins; the first conflict is the reason, all are in the message', () => {
     const plan = planService('team', 'hello', [
       exportOf('a', '2026-01-01T00:00:00Z', hello(), { exportedLabels: { x: '1' } }),

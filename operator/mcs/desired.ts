@@ -127,13 +127,14 @@ export function planService(
 
   const s = oldest.service;
   const sessionAffinityConfig: SessionAffinityConfig | undefined = s.sessionAffinityConfig;
+  const ports = unionOfPorts(valid);
   return {
     conditions,
     valid: valid.map((o) => o.cluster).sort(),
     import: {
       spec: {
         type: s.headless ? 'Headless' : 'ClusterSetIP',
-        ports: unionOfPorts(valid),
+        ports,
         sessionAffinity: s.sessionAffinity,
         ...(sessionAffinityConfig ? { sessionAffinityConfig } : {}),
         ...(s.ipFamilies.length ? { ipFamilies: s.ipFamilies } : {}),
@@ -144,10 +145,31 @@ export function planService(
       annotations: { ...(oldest.spec.exportedAnnotations ?? {}) },
       clusters: valid.map((o) => o.cluster).sort(),
       endpoints: valid
-        .map((o) => ({ cluster: o.cluster, groups: o.endpoints }))
+        .map((o) => ({ cluster: o.cluster, groups: servingImportPorts(o, ports) }))
         .sort((a, b) => a.cluster.localeCompare(b.cluster)),
     },
   };
+}
+
+/**
+ * An export's endpoints, for the import's ports its own Service defines the same way only: a
+ * cluster whose port "tcp" is 4242 while the import's (an older export's) is 42 must not receive
+ * the import's port-42 traffic (the KEP's conflict rule, and the suite's StrictPortConflict specs).
+ * Endpoints left with no port serve nothing and are left out.
+ */
+function servingImportPorts(o: ValidExport, importPorts: readonly McsServicePort[]): EndpointGroup[] {
+  const same = (a: McsServicePort, b: McsServicePort) =>
+    a.port === b.port && (a.protocol ?? 'TCP') === (b.protocol ?? 'TCP');
+  const agreeing = new Set(
+    importPorts
+      .filter((p) => o.service.ports.some((q) => (q.name ?? '') === (p.name ?? '') && same(p, q)))
+      .map((p) => p.name ?? ''),
+  );
+  return o.endpoints.flatMap((group) => {
+    if (!group.ports.length) return [group];
+    const ports = group.ports.filter((p) => agreeing.has(p.name ?? ''));
+    return ports.length ? [{ ...group, ports }] : [];
+  });
 }
 
 /** The union by port name, oldest first: a name already taken keeps the older export's definition. */

@@ -12,7 +12,7 @@
 // and Optional. report.yaml and report.html stay in a folder whose report.yaml
 // path is the last line printed; the exit code is the suite's. Everything
 // started is stopped, also when the suite fails. Needs root.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,14 +58,10 @@ function say(text: string): void {
 async function main(): Promise<number> {
   requireRootForNodes();
   const root = repoRoot();
-  const suiteDir = path.resolve(
-    process.env.MCS_CONFORMANCE_DIR ?? path.join(root, '..', 'shared', 'mcs-api-conformance'),
-  );
+  const suiteDir = findSuite(root);
   const count = Number(process.env.MCS_CLUSTERS ?? '2');
   if (!Number.isInteger(count) || count < 2 || count > 5)
     throw new Error(`MCS_CLUSTERS=${process.env.MCS_CLUSTERS}: want 2 to 5 member clusters`);
-  if (!existsSync(path.join(suiteDir, 'conformance_suite.go')))
-    throw new Error(`${suiteDir} holds no MCS conformance suite (set MCS_CONFORMANCE_DIR)`);
   const members = Array.from({ length: count }, (_, i) => `cluster-${String.fromCharCode(97 + i)}`);
   const cache = path.join(root, '.cache', 'mcs-conformance');
   mkdirSync(cache, { recursive: true });
@@ -232,6 +228,28 @@ async function main(): Promise<number> {
     const report = path.join(reports, 'report.yaml');
     process.stdout.write(`${existsSync(report) ? report : `${report} (not written)`}\n`);
   }
+}
+
+/**
+ * MCS_CONFORMANCE_DIR, else ../shared/mcs-api-conformance beside the repository, else beside the
+ * repository it was cloned from when that is a local folder (a CI clone of a local checkout).
+ */
+function findSuite(root: string): string {
+  if (process.env.MCS_CONFORMANCE_DIR) return path.resolve(process.env.MCS_CONFORMANCE_DIR);
+  const candidates = [path.join(root, '..', 'shared', 'mcs-api-conformance')];
+  try {
+    const origin = execFileSync('git', ['-C', root, 'config', '--get', 'remote.origin.url'], {
+      encoding: 'utf8',
+    }).trim();
+    if (origin && path.isAbsolute(origin))
+      candidates.push(path.join(origin, '..', 'shared', 'mcs-api-conformance'));
+  } catch {
+    // Not a git checkout, or no origin: only the folder beside this one.
+  }
+  const found = candidates.find((dir) => existsSync(path.join(dir, 'conformance_suite.go')));
+  if (!found)
+    throw new Error(`no MCS conformance suite in ${candidates.join(' or ')}: set MCS_CONFORMANCE_DIR`);
+  return path.resolve(found);
 }
 
 /** The members' kubeconfigs as one, each cluster, user and context named after its cluster. */
