@@ -82,16 +82,20 @@ export class McsReconciler {
     const memberNames = new Set(members.map((m) => m.name));
     const summary: McsSummary = { written: 0, failed: [] };
     // Members get the import; every other cluster of the namespace (one that left) loses ours.
-    for (const cluster of this.opts.allClusters(managementNamespace)) {
-      const { remote } = cluster;
-      if (!remote || cluster.frozen) continue;
-      const importHere = memberNames.has(cluster.name) ? plan.import : undefined;
-      try {
-        summary.written += await this.applyTo(remote, namespace, name, importHere);
-      } catch (err) {
-        summary.failed.push(`${cluster.name}: ${errorText(err)}`);
-      }
-    }
+    // All clusters at once: the write gate bounds what is in flight, per cluster and in all.
+    await Promise.all(
+      this.opts.allClusters(managementNamespace).map(async (cluster) => {
+        const { remote } = cluster;
+        if (!remote || cluster.frozen) return;
+        const importHere = memberNames.has(cluster.name) ? plan.import : undefined;
+        try {
+          summary.written += await this.applyTo(remote, namespace, name, importHere);
+        } catch (err) {
+          summary.failed.push(`${cluster.name}: ${errorText(err)}`);
+        }
+      }),
+    );
+    summary.failed.sort();
     await this.reportExports(members, namespace, name, plan.conditions, summary.failed);
     if (!plan.import && !observed.length) this.lastSeen.delete(key);
     return summary;
