@@ -15,6 +15,11 @@ export const CLUSTERSET_LABEL = 'multicluster.x-k8s.io/clusterset';
 
 /** The MCS EndpointSlice label naming the imported Service (KEP-1645). */
 export const MCS_SERVICE_NAME_LABEL = 'multicluster.kubernetes.io/service-name';
+/**
+ * On an MCS EndpointSlice whose exporting cluster does not answer: since when (RFC 3339). Its
+ * endpoints are the last seen, kept (as the zone's records keep a cluster's last addresses).
+ */
+export const MCS_SOURCE_UNREACHABLE_ANNOTATION = 'connectivity.tanzu.vmware.com/source-unreachable-since';
 /** Our endpointslice.kubernetes.io/managed-by value on MCS EndpointSlices (not the mirrors'). */
 export const MCS_CONTROLLER = 'mcs.capi-dns-controller.connectivity.tanzu.vmware.com';
 

@@ -194,6 +194,20 @@ describe('planService (KEP-1645 rules)', () => {
 });
 
 describe('sliceObjects', () => {
+  it("marks the last-seen endpoints of a cluster that does not answer, and only that cluster's", () => {
+    const a = {
+      ...exportOf('a', '2026-01-01T00:00:00Z', hello(), {}, [slice('hello', [['10.1.0.1']])]),
+      unreachableSince: '2026-11-25T07:00:00.000Z',
+    };
+    const b = exportOf('b', '2026-01-01T00:00:01Z', hello(), {}, [slice('hello', [['10.2.0.1']])]);
+    const slices = sliceObjects('team', 'hello', planService('team', 'hello', [a, b]).import!);
+    const mark = (cluster: string) =>
+      slices.find((x) => x.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'] === cluster)
+        ?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'];
+    expect(mark('a')).toBe('2026-11-25T07:00:00.000Z');
+    expect(mark('b')).toBeUndefined();
+  });
+
   it('one slice per exporting cluster, labelled for MCS and, for a ClusterSetIP, for kube-proxy; at most 100 endpoints', () => {
     const many = Array.from({ length: 250 }, (_, i) => [`10.2.${Math.floor(i / 200)}.${i % 200}`]).map(
       (a) => a,

@@ -24,8 +24,8 @@ export interface ImportDesired {
   annotations: Record<string, string>;
   /** The clusters whose exports make up the import, sorted: status.clusters. */
   clusters: string[];
-  /** Per exporting cluster, its ready endpoints. */
-  endpoints: { cluster: string; groups: EndpointGroup[] }[];
+  /** Per exporting cluster, its ready endpoints (the last seen, and since when, if it does not answer). */
+  endpoints: { cluster: string; groups: EndpointGroup[]; unreachableSince?: string }[];
 }
 
 export interface ServicePlan {
@@ -145,7 +145,11 @@ export function planService(
       annotations: { ...(oldest.spec.exportedAnnotations ?? {}) },
       clusters: valid.map((o) => o.cluster).sort(),
       endpoints: valid
-        .map((o) => ({ cluster: o.cluster, groups: servingImportPorts(o, ports) }))
+        .map((o) => ({
+          cluster: o.cluster,
+          groups: servingImportPorts(o, ports),
+          ...(o.unreachableSince ? { unreachableSince: o.unreachableSince } : {}),
+        }))
         .sort((a, b) => a.cluster.localeCompare(b.cluster)),
     },
   };

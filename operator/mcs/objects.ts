@@ -17,6 +17,7 @@ import {
   MCS_CONTROLLER,
   MCS_SERVICE_NAME_LABEL,
   MCS_SOURCE_CLUSTER_LABEL,
+  MCS_SOURCE_UNREACHABLE_ANNOTATION,
   SERVICE_NAME_LABEL,
   type ServiceImportSpec,
 } from '../../api/index.js';
@@ -160,7 +161,7 @@ export function allocatedIps(s: V1Service | undefined): { ips: string[]; ipFamil
 export function sliceObjects(namespace: string, name: string, desired: ImportDesired): V1EndpointSlice[] {
   const out: V1EndpointSlice[] = [];
   const clusterSetIp = desired.spec.type === 'ClusterSetIP';
-  for (const { cluster, groups } of desired.endpoints)
+  for (const { cluster, groups, unreachableSince } of desired.endpoints)
     for (const group of groups)
       for (let i = 0; i < group.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) {
         const id = `${namespace}/${name}|${cluster}|${group.addressType}|${JSON.stringify(group.ports)}|${i}`;
@@ -176,6 +177,8 @@ export function sliceObjects(namespace: string, name: string, desired: ImportDes
               [ENDPOINTSLICE_MANAGED_BY_LABEL]: MCS_CONTROLLER,
               ...(clusterSetIp ? { [SERVICE_NAME_LABEL]: derivedServiceName(name) } : {}),
             },
+            // Marked, not dropped: a cluster that does not answer keeps serving its last endpoints.
+            annotations: unreachableSince ? { [MCS_SOURCE_UNREACHABLE_ANNOTATION]: unreachableSince } : {},
           },
           addressType: group.addressType,
           ports: group.ports,
@@ -193,6 +196,7 @@ export function sliceObjects(namespace: string, name: string, desired: ImportDes
 export function sliceContent(s: V1EndpointSlice): string {
   return canonical({
     labels: s.metadata?.labels ?? {},
+    unreachableSince: s.metadata?.annotations?.[MCS_SOURCE_UNREACHABLE_ANNOTATION] ?? '',
     addressType: s.addressType,
     ports: (s.ports ?? []).map((p) => ({
       name: p.name ?? '',

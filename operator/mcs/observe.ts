@@ -55,6 +55,8 @@ export interface ExportObservation {
   /** undefined: the cluster has no Service of that name. */
   service?: ExportedServiceShape;
   endpoints: EndpointGroup[];
+  /** Set when this is the last seen of a cluster that does not answer now: since when. */
+  unreachableSince?: string;
 }
 
 interface ServiceExportLike {

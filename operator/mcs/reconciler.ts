@@ -113,13 +113,25 @@ export class McsReconciler {
     const needs: string[] = [];
     const out: ExportObservation[] = [];
     const timeout = this.opts.firstSyncTimeoutMs ?? 5_000;
+    // The last seen of a cluster that does not answer, marked since when (kept stable, so that
+    // the marked slices are written once, not at every reconcile).
+    const lastSeen = (m: Member, unreachable: boolean) => {
+      const last = memory.get(m.name);
+      if (!last) return;
+      const marked =
+        unreachable && !last.unreachableSince
+          ? { ...last, unreachableSince: new Date().toISOString() }
+          : last;
+      memory.set(m.name, marked);
+      out.push(marked);
+    };
     for (const m of members) {
       const remote = m.remote;
       const exports = remote?.serviceExports();
       await exports?.waitForFirstAttempt(timeout);
       if (!remote || !exports || m.frozen || remote.unreachableReason(exports)) {
-        const last = memory.get(m.name);
-        if (last) out.push(last);
+        // A paused or deleting Cluster is frozen on purpose: kept as it was, not marked.
+        lastSeen(m, !m.frozen);
         continue;
       }
       const serviceExport = exports.get(name, namespace);
@@ -134,8 +146,7 @@ export class McsReconciler {
       const slices = remote.endpointSlicesIn(namespace);
       await Promise.all([services.waitForFirstAttempt(timeout), slices.waitForFirstAttempt(timeout)]);
       if (remote.unreachableReason(services) || remote.unreachableReason(slices)) {
-        const last = memory.get(m.name);
-        if (last) out.push(last);
+        lastSeen(m, true);
         continue;
       }
       const seen = observeExport(

@@ -377,10 +377,26 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       await new Promise((r) => setTimeout(r, 1500));
       expect(await westSlices()).toEqual(['10.20.7.1']);
       expect(await readImport('east', 'kept')).toBeDefined();
+      // Marked: since when west has not answered.
+      const marked = (await mcsSlices('east', 'kept')).find(
+        (x) => x.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'] === 'west',
+      );
+      expect(
+        marked?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'],
+      ).toMatch(/^\d{4}-\d\d-\d\dT/);
     } finally {
       await startCluster(env.info, 'west');
     }
     await eventually(async () => expect(await readImport('west', 'kept')).toBeDefined(), 15_000);
+    // Back: the mark goes.
+    await eventually(async () => {
+      const back = (await mcsSlices('east', 'kept')).find(
+        (x) => x.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'] === 'west',
+      );
+      expect(
+        back?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'],
+      ).toBeUndefined();
+    }, 15_000);
   });
 
   it('an operator restart rewrites nothing', async () => {
@@ -401,6 +417,22 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     const after = await readImport('west', 'ghost');
     expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
     expect((await metricsOf(op)).capi_dns_workload_writes_total ?? 0).toBe(0);
+  });
+
+  it('a cluster that leaves the ClusterSet (its Cluster deleted): its exports are withdrawn from the others', async () => {
+    await createService('west', 'solo', { ports: [{ name: 'p', port: 7100 }], selector: { a: 'b' } });
+    await createExport('west', 'solo');
+    await eventually(async () => expect(await readImport('east', 'solo')).toBeDefined(), 10_000);
+    const clusters = { group: 'cluster.x-k8s.io', version: 'v1beta1', namespace: NS, plural: 'clusters' };
+    await custom('management').deleteNamespacedCustomObject({ ...clusters, name: 'west' });
+    await eventually(async () => expect(await readImport('east', 'solo')).toBeUndefined(), 15_000);
+    // Back in: registered again, it is a member again and its export is imported again.
+    await registerWorkloadCluster(kc('management'), {
+      namespace: NS,
+      cluster: 'west',
+      kubeconfigPath: env.cluster('west').kubeconfig,
+    });
+    await eventually(async () => expect(await readImport('east', 'solo')).toBeDefined(), 15_000);
   });
 
   it('a namespace that leaves the ClusterSet: its imports and cluster properties are withdrawn', async () => {
