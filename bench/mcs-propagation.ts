@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       const before = await writes();
       const t0 = performance.now();
       await exportService(svc);
-      const imported = await until(async () => names.every((n) => importedAt.has(`${n}|${APPS}/${svc}`)));
+      await until(async () => names.every((n) => importedAt.has(`${n}|${APPS}/${svc}`)));
       const answered = await until(async () => {
         for (const s of all)
           if ((await addresses(s.port, `${svc}.${APPS}.svc.clusterset.local`)).length !== 1) return false;
@@ -226,7 +226,6 @@ async function main(): Promise<void> {
       });
       exportMs.push(Math.max(...names.map((n) => importedAt.get(`${n}|${APPS}/${svc}`)!)) - t0);
       exportDnsMs.push(answered - t0);
-      void imported;
       await new Promise((r) => setTimeout(r, 500));
       exportWrites.push((await writes()) - before);
     }

@@ -19,29 +19,12 @@ import { binPath, repoRoot } from '../test/support/paths.js';
 import type { TestEnv } from '../test/support/testenv.js';
 import { Kubectl } from './kubectl.js';
 import { writeOverlay } from './overlay.js';
+import { installCoreDns, installDnsServers, installOperator, type NodeInstall } from './install.js';
 import { collectPodLogs } from './pod-logs.js';
 import { StepRunner, type Progress } from './steps.js';
 import { CLUSTERS, KUARD_NAME, MANAGEMENT, NAMESPACE } from './walkthrough.js';
 
 /** One step of the walkthrough: the demo prints its title, the e2e test names a test after it. */
-/** config/dns-server spreads the replicas one per node; a one-node cluster lets them share it. */
-const ONE_NODE_SPREAD = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: capi-dns-server
-  namespace: capi-dns
-spec:
-  template:
-    spec:
-      topologySpreadConstraints:
-        - $patch: replace
-        - maxSkew: 1
-          topologyKey: kubernetes.io/hostname
-          whenUnsatisfiable: ScheduleAnyway
-          labelSelector:
-            matchLabels:
-              app.kubernetes.io/name: capi-dns-server`;
-
 export interface PodStep {
   title: string;
   run(w: PodWalkthrough): Promise<void>;
@@ -157,26 +140,7 @@ export class PodWalkthrough {
   }
 
   async installCoreDns(): Promise<void> {
-    const template = readFileSync(path.join(repoRoot(), 'demo', 'manifests', 'coredns.yaml'), 'utf8');
-    for (const cluster of CLUSTERS) {
-      const file = path.join(this.dir, `coredns-${cluster}.yaml`);
-      writeFileSync(
-        file,
-        template
-          .replaceAll('COREDNS_IMAGE', this.ref('coredns'))
-          .replaceAll('DNS_IP', this.requireEnv().node(cluster).dnsIP),
-      );
-      await this.kubectl(cluster).run(['apply', '-f', file]);
-    }
-    for (const cluster of CLUSTERS)
-      await this.kubectl(cluster).run([
-        '-n',
-        'kube-system',
-        'wait',
-        'deployment/coredns',
-        '--for=condition=Available',
-        WAIT,
-      ]);
+    await installCoreDns(this.install(), CLUSTERS);
   }
 
   async registerClusters(): Promise<void> {
@@ -194,40 +158,23 @@ export class PodWalkthrough {
   }
 
   async installOperator(): Promise<void> {
-    const overlay = writeOverlay(this.dir, 'default', path.join(repoRoot(), 'config', 'default'), [
-      ['ghcr.io/capi-dns/capi-dns-controller', this.ref('capi-dns-controller')],
-    ]);
-    const management = this.kubectl(MANAGEMENT);
-    await management.run(['apply', '-k', overlay]);
-    await management.run([
-      '-n',
-      'capi-dns-system',
-      'wait',
-      'deployment/capi-dns-controller',
-      '--for=condition=Available',
-      WAIT,
-    ]);
+    await installOperator(this.install(), MANAGEMENT);
   }
 
   async installDnsServers(): Promise<void> {
-    const overlay = writeOverlay(
-      this.dir,
-      'workload',
-      path.join(repoRoot(), 'config', 'workload'),
-      [['ghcr.io/capi-dns/dns-server', this.ref('dns-server')]],
-      // One node per cluster here: both replicas on it, as config/README.md says to patch.
-      [ONE_NODE_SPREAD],
-    );
-    for (const cluster of CLUSTERS) await this.kubectl(cluster).run(['apply', '-k', overlay]);
-    for (const cluster of CLUSTERS)
-      await this.kubectl(cluster).run([
-        '-n',
-        'capi-dns',
-        'wait',
-        'deployment/capi-dns-server',
-        '--for=condition=Available',
-        WAIT,
-      ]);
+    await installDnsServers(this.install(), CLUSTERS);
+  }
+
+  /** What demo/install.ts needs of this walkthrough, once the images are built and the clusters run. */
+  private install(): NodeInstall {
+    if (!this.images) throw new Error('pod walkthrough: the images are not built yet');
+    return {
+      dir: this.dir,
+      env: this.requireEnv(),
+      images: this.images,
+      kubectl: (c) => this.kubectl(c),
+      wait: '120s',
+    };
   }
 
   /** The LoadBalancer address of cluster-a's envoy Service: every node routes it to cluster-a's node. */

@@ -332,12 +332,6 @@ export class RemoteCluster {
     return this.mcsWatches.has(kind);
   }
 
-  /** Stops the Multi-Cluster Services watches: the cluster left its ClusterSet. */
-  releaseMcs(): void {
-    for (const w of this.mcsWatches.values()) void w.stop();
-    this.mcsWatches.clear();
-  }
-
   private customClusterWide(
     kind: RemoteKind,
     group: string,

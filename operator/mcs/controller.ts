@@ -47,7 +47,6 @@ export class McsController {
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.reconciler = new McsReconciler({
-      clusters: opts.clusters,
       members: (ns) => (this.clusterSet(ns) ? this.clustersOf(ns) : []),
       allClusters: (ns) => this.clustersOf(ns),
       writer: opts.writer,

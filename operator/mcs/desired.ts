@@ -33,8 +33,6 @@ export interface ServicePlan {
   import?: ImportDesired;
   /** Per exporting cluster, the Valid and Conflict conditions (Ready is the writer's to say). */
   conditions: Map<string, ExportCondition[]>;
-  /** Valid exports, by cluster: their Ready condition is True once the import is written. */
-  valid: string[];
 }
 
 /** In the order a Conflict condition names them: the first one found is its reason. */
@@ -95,7 +93,7 @@ export function planService(
   }
   valid.sort((a, b) => a.exportCreated.localeCompare(b.exportCreated) || a.cluster.localeCompare(b.cluster));
   const oldest = valid[0];
-  if (!oldest) return { conditions, valid: [] };
+  if (!oldest) return { conditions };
 
   const found = CHECKS.filter((check) => {
     const winner = JSON.stringify(check.of(oldest));
@@ -130,7 +128,6 @@ export function planService(
   const ports = unionOfPorts(valid);
   return {
     conditions,
-    valid: valid.map((o) => o.cluster).sort(),
     import: {
       spec: {
         type: s.headless ? 'Headless' : 'ClusterSetIP',

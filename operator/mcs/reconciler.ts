@@ -15,7 +15,6 @@ import {
   type V1Service,
 } from '@kubernetes/client-node';
 import { MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL, type Condition } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import type { WorkloadWatches } from '../gatewaydns/watches.js';
@@ -46,7 +45,6 @@ export interface Member {
 }
 
 export interface McsReconcilerOptions {
-  clusters: ClusterCache;
   /** The members of the management namespace's ClusterSet; none when it has not opted in. */
   members: (managementNamespace: string) => Member[];
   /** Every Cluster of the management namespace (members or not): where withdrawals look. */
@@ -324,12 +322,6 @@ export class McsReconciler {
         throw err;
       }
     }
-  }
-
-  /** The key is gone for good (the ClusterSet was dissolved): nothing held for it. */
-  forget(key: string): void {
-    this.lastSeen.delete(key);
-    this.opts.watches.drop(`mcs:${key}`);
   }
 
   private customOf(remote: RemoteCluster): CustomObjectsApi {

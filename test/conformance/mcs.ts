@@ -19,11 +19,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { Kubectl } from '../../demo/kubectl.js';
-import { writeOverlay } from '../../demo/overlay.js';
+import { installCoreDns, installDnsServers, installOperator, type NodeInstall } from '../../demo/install.js';
 import { registerWorkloadCluster } from '../support/capi.js';
 import { buildImages } from '../support/images.js';
 import { eventually, installCrds, readManifests } from '../support/kube.js';
-import { imageRef, requireRootForNodes, startWithNodes } from '../support/nodes.js';
+import { requireRootForNodes, startWithNodes } from '../support/nodes.js';
 import { binPath, repoRoot } from '../support/paths.js';
 import type { TestEnv } from '../support/testenv.js';
 
@@ -31,25 +31,7 @@ const execFileAsync = promisify(execFile);
 const MANAGEMENT = 'management';
 const NAMESPACE = 'mcs-conformance';
 const CLUSTERSET = 'conformance';
-const WAIT = '--timeout=180s';
-
-/** config/dns-server spreads its replicas one per node; one node per cluster here (as demo/pods.ts patches). */
-const ONE_NODE_SPREAD = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: capi-dns-server
-  namespace: capi-dns
-spec:
-  template:
-    spec:
-      topologySpreadConstraints:
-        - $patch: replace
-        - maxSkew: 1
-          topologyKey: kubernetes.io/hostname
-          whenUnsatisfiable: ScheduleAnyway
-          labelSelector:
-            matchLabels:
-              app.kubernetes.io/name: capi-dns-server`;
+const WAIT = '180s';
 
 function say(text: string): void {
   process.stderr.write(`conformance:mcs: ${text}\n`);
@@ -94,18 +76,9 @@ async function main(): Promise<number> {
     const e = env;
     const kubectl = (cluster: string) => new Kubectl(binPath('kubectl'), e.cluster(cluster).kubeconfig);
 
+    const install: NodeInstall = { dir: work, env: e, images, kubectl, wait: WAIT };
     say('CoreDNS in each member cluster, as kubeadm runs it');
-    const coredns = readFileSync(path.join(root, 'demo', 'manifests', 'coredns.yaml'), 'utf8');
-    for (const cluster of members) {
-      const file = path.join(work, `coredns-${cluster}.yaml`);
-      writeFileSync(
-        file,
-        coredns
-          .replaceAll('COREDNS_IMAGE', imageRef(images, 'coredns'))
-          .replaceAll('DNS_IP', e.node(cluster).dnsIP),
-      );
-      await kubectl(cluster).run(['apply', '-f', file]);
-    }
+    await installCoreDns(install, members);
 
     say(`Cluster API Clusters in management namespace ${NAMESPACE}, labelled as ClusterSet ${CLUSTERSET}`);
     const management = e.kubeConfig(MANAGEMENT);
@@ -125,57 +98,8 @@ async function main(): Promise<number> {
     ]);
 
     say('kubectl apply -k config/default (management) and config/workload (each member)');
-    const operator = writeOverlay(work, 'default', path.join(root, 'config', 'default'), [
-      ['ghcr.io/capi-dns/capi-dns-controller', imageRef(images, 'capi-dns-controller')],
-    ]);
-    await kubectl(MANAGEMENT).run(['apply', '-k', operator]);
-    const workload = writeOverlay(
-      work,
-      'workload',
-      path.join(root, 'config', 'workload'),
-      [['ghcr.io/capi-dns/dns-server', imageRef(images, 'dns-server')]],
-      [ONE_NODE_SPREAD],
-    );
-    // The CRDs first: the rest of config/workload is applied once they are served.
-    for (const cluster of members) {
-      await kubectl(cluster)
-        .run(['apply', '-k', workload])
-        .catch(() => undefined);
-      await kubectl(cluster).run([
-        'wait',
-        '--for=condition=Established',
-        WAIT,
-        'crd/serviceexports.multicluster.x-k8s.io',
-        'crd/serviceimports.multicluster.x-k8s.io',
-      ]);
-      await kubectl(cluster).run(['apply', '-k', workload]);
-    }
-    await kubectl(MANAGEMENT).run([
-      '-n',
-      'capi-dns-system',
-      'wait',
-      'deployment/capi-dns-controller',
-      '--for=condition=Available',
-      WAIT,
-    ]);
-    for (const cluster of members) {
-      await kubectl(cluster).run([
-        '-n',
-        'kube-system',
-        'wait',
-        'deployment/coredns',
-        '--for=condition=Available',
-        WAIT,
-      ]);
-      await kubectl(cluster).run([
-        '-n',
-        'capi-dns',
-        'wait',
-        'deployment/capi-dns-server',
-        '--for=condition=Available',
-        WAIT,
-      ]);
-    }
+    await installOperator(install, MANAGEMENT);
+    await installDnsServers(install, members);
 
     say(
       'waiting for every CoreDNS to forward clusterset.local (kubelet refreshes its ConfigMap within a minute)',
