@@ -38,6 +38,8 @@ export interface ClusterCacheOptions {
   kubeconfigPolicy?: KubeconfigPolicy;
   /** Where the writes to every cluster queue (runtime/write-gate.ts). */
   writeGate?: WriteGate;
+  /** Why the Cluster may not be connected to yet (its control plane not initialized), or undefined. */
+  notConnectableYet?: (namespace: string, cluster: string) => string | undefined;
 }
 
 interface Entry {
@@ -65,6 +67,11 @@ export class ClusterCache {
     const key = clusterKey(namespace, cluster);
     const existing = this.entries.get(key);
     if (existing) return existing.remote;
+    const waiting = this.opts.notConnectableYet?.(namespace, cluster);
+    if (waiting) {
+      this.problems.set(key, waiting);
+      return undefined;
+    }
     const secret = this.opts.readSecret(namespace, kubeconfigSecretName(cluster));
     const value = secret?.data?.value;
     if (!value) {

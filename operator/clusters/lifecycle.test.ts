@@ -1,4 +1,4 @@
-import { frozenBy } from './lifecycle.js';
+import { clusterFingerprint, frozenBy, notConnectableYet, type ClusterObject } from './lifecycle.js';
 
 describe('frozenBy: the Cluster API contract on paused and deleting Clusters', () => {
   it.each<[string, Parameters<typeof frozenBy>[0], string | undefined]>([
@@ -18,4 +18,56 @@ describe('frozenBy: the Cluster API contract on paused and deleting Clusters', (
       'Paused',
     ],
   ])('%s', (_name, cluster, want) => expect(frozenBy(cluster)).toBe(want));
+});
+
+describe('notConnectableYet: connect only once Cluster API says the control plane is initialized', () => {
+  const condition = (status: string, reason?: string) => ({
+    metadata: {},
+    status: { conditions: [{ type: 'ControlPlaneInitialized', status, reason }] },
+  });
+  it.each<[string, Parameters<typeof notConnectableYet>[0], RegExp | undefined]>([
+    ['not reconciled by Cluster API yet (no status)', { metadata: {} }, /has not reported it yet/],
+    [
+      'status.initialization.controlPlaneInitialized: true',
+      { metadata: {}, status: { initialization: { controlPlaneInitialized: true } } },
+      undefined,
+    ],
+    ['ControlPlaneInitialized=True', condition('True'), undefined],
+    [
+      'ControlPlaneInitialized=False',
+      condition('False', 'NotInitialized'),
+      /ControlPlaneInitialized=False, reason NotInitialized/,
+    ],
+    ['ControlPlaneInitialized=Unknown', condition('Unknown'), /ControlPlaneInitialized=Unknown/],
+  ])('%s', (_name, cluster, want) => {
+    const got = notConnectableYet(cluster);
+    if (want) expect(got).toMatch(want);
+    else expect(got).toBeUndefined();
+  });
+});
+
+describe('clusterFingerprint: only what the operator acts on', () => {
+  const base: ClusterObject = {
+    metadata: { name: 'c', uid: 'u1', labels: { a: 'b' } },
+    status: {
+      initialization: { controlPlaneInitialized: true },
+      conditions: [{ type: 'Available', status: 'True' }],
+    },
+  };
+  it('ignores conditions Cluster API rewrites', () => {
+    const probed = {
+      ...base,
+      status: { ...base.status, conditions: [{ type: 'Available', status: 'False' }] },
+    };
+    expect(clusterFingerprint(probed)).toBe(clusterFingerprint(base));
+  });
+  it.each<[string, ClusterObject]>([
+    ['a label', { ...base, metadata: { ...base.metadata, labels: { a: 'c' } } }],
+    ['paused', { ...base, spec: { paused: true } }],
+    ['deleting', { ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-11-25T00:00:00Z' } }],
+    ['not initialized', { ...base, status: {} }],
+    ['recreated (another uid)', { ...base, metadata: { ...base.metadata, uid: 'u2' } }],
+  ])('changes with %s', (_name, changed) =>
+    expect(clusterFingerprint(changed)).not.toBe(clusterFingerprint(base)),
+  );
 });

@@ -6,6 +6,7 @@
 import type { KubernetesObject, V1Namespace } from '@kubernetes/client-node';
 import { DNS_SERVER_SERVICE } from '../../api/index.js';
 import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
+import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
@@ -69,7 +70,7 @@ export class CorefileController {
         },
       },
     );
-    opts.clusterObjects.onChange((_type, c) => this.queue.add(objectKey(c)));
+    onClusterChange(opts.clusterObjects, (_type, c) => this.queue.add(objectKey(c)));
     // A namespace joining or leaving a ClusterSet changes which zones its clusters forward.
     const seenSet = new Map<string, string | undefined>();
     opts.clusterset?.namespaces.onChange((type, ns) => {

@@ -6,7 +6,12 @@
 // GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
-import { frozenBy } from '../clusters/lifecycle.js';
+import {
+  CLUSTER_API_GROUP_VERSION,
+  frozenBy,
+  notConnectableYet,
+  type ClusterObject,
+} from '../clusters/lifecycle.js';
 import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
 import {
   COREDNS_ANNOTATION,
@@ -26,16 +31,8 @@ export const COREDNS_NAMESPACE = 'kube-system';
 export const COREDNS_CONFIGMAP = 'coredns';
 export const COREFILE_KEY = 'Corefile';
 
-export interface CorefileCluster {
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: unknown;
-  };
-  spec?: { paused?: boolean };
-}
+/** What the Corefile reconciler reads of a Cluster. */
+export type CorefileCluster = ClusterObject;
 
 export interface CorefileReconcilerOptions {
   clusters: ClusterCache;
@@ -58,7 +55,8 @@ export interface CorefileReconcilerOptions {
   requestTimeoutMs?: number;
 }
 
-export type CorefileResult = 'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen';
+export type CorefileResult =
+  'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen' | 'not-initialized';
 
 export class CorefileReconciler {
   constructor(private readonly opts: CorefileReconcilerOptions) {}
@@ -71,6 +69,8 @@ export class CorefileReconciler {
     if (!cluster) return 'gone';
     // Paused or being deleted: Cluster API's contract is to leave it as it is.
     if (frozenBy(cluster)) return 'frozen';
+    // Its control plane is not up yet: the Cluster's next change (Cluster API marking it initialized) comes back here.
+    if (notConnectableYet(cluster)) return 'not-initialized';
     const remote = this.opts.clusters.get(namespace, name);
     if (!remote)
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);
@@ -157,7 +157,7 @@ export function forwardTarget(service: V1Service): string | undefined {
 
 function eventTarget(cluster: CorefileCluster): EventTarget {
   return {
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    apiVersion: CLUSTER_API_GROUP_VERSION,
     kind: 'Cluster',
     metadata: {
       name: cluster.metadata.name,

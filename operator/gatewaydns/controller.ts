@@ -29,12 +29,18 @@ import { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { objectKey, WorkQueue } from '../runtime/workqueue.js';
-import { GatewayDnsReconciler, type ClusterObject } from './reconciler.js';
+import { GatewayDnsReconciler } from './reconciler.js';
 import { mirrorKeysFor } from '../mirror/events.js';
-import { frozenBy } from '../clusters/lifecycle.js';
+import {
+  CLUSTER_API_GROUP,
+  CLUSTER_API_GROUP_VERSION,
+  CLUSTER_API_VERSION,
+  frozenBy,
+  notConnectableYet,
+  type ClusterObject,
+} from '../clusters/lifecycle.js';
+import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { WriteGate } from '../runtime/write-gate.js';
-
-export const CLUSTER_API_GROUP_VERSION = 'cluster.x-k8s.io/v1beta1';
 
 export interface ControllerOptions {
   management: KubeConfig;
@@ -112,7 +118,7 @@ export class GatewayDnsController {
       kc,
       path: `/apis/${CLUSTER_API_GROUP_VERSION}${within}/clusters`,
       list: () =>
-        listCustom('cluster.x-k8s.io', 'v1beta1', 'clusters') as Promise<
+        listCustom(CLUSTER_API_GROUP, CLUSTER_API_VERSION, 'clusters') as Promise<
           KubernetesListObject<Obj<ClusterObject>>
         >,
       relistMs: opts.relistMs,
@@ -145,6 +151,10 @@ export class GatewayDnsController {
       writeGate: opts.writeGate,
       log: opts.log,
       relistMs: opts.relistMs,
+      notConnectableYet: (namespace, name) => {
+        const cluster = this.clusterObjects.get(name, namespace);
+        return cluster && notConnectableYet(cluster);
+      },
     });
     this.writer = new OwnedObjectWriter({ fieldManager: CONTROLLER_NAME, requestTimeoutMs: 10_000 });
     this.watches = new WorkloadWatches({ clusters: this.clusters, log: opts.log });
@@ -261,7 +271,7 @@ export class GatewayDnsController {
       this.seenGrant.set(name, grant);
       this.enqueueNamespace(name);
     });
-    this.clusterObjects.onChange((type, cluster) => {
+    onClusterChange(this.clusterObjects, (type, cluster) => {
       const namespace = cluster.metadata?.namespace ?? '';
       this.trackDeparture(type, cluster);
       if (type === 'delete') this.clusters.remove(namespace, cluster.metadata?.name ?? '');

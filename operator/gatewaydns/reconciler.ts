@@ -40,22 +40,9 @@ import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type DesiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
 import { matchesSelector } from '../model/selector.js';
-import { frozenBy, type Frozen } from '../clusters/lifecycle.js';
+import { frozenBy, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
 import { withMirrorStatus } from '../mirror/status.js';
-
-/** What the reconciler needs of a Cluster API Cluster. */
-export interface ClusterObject {
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: unknown;
-  };
-  spec?: { paused?: boolean };
-}
 
 export interface ReconcilerOptions {
   management: KubeConfig;

@@ -8,10 +8,10 @@ import type { KubernetesObject, V1Namespace } from '@kubernetes/client-node';
 import { MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
-import { frozenBy } from '../clusters/lifecycle.js';
+import { frozenBy, type ClusterObject } from '../clusters/lifecycle.js';
+import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { WorkloadWatches } from '../gatewaydns/watches.js';
-import type { ClusterObject } from '../gatewaydns/reconciler.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
@@ -75,7 +75,7 @@ export class McsController {
       this.seenSet.set(name, set);
       if (set || was) this.enqueueNamespace(name);
     });
-    this.opts.clusterObjects.onChange((_type, cluster) => {
+    onClusterChange(this.opts.clusterObjects, (_type, cluster) => {
       const ns = cluster.metadata?.namespace ?? '';
       if (this.clusterSet(ns) || this.seenSet.get(ns)) this.enqueueNamespace(ns);
     });

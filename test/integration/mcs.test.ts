@@ -19,7 +19,7 @@ import {
   type KubernetesObject,
   type V1Service,
 } from '@kubernetes/client-node';
-import { ensureNamespace, registerWorkloadCluster } from '../support/capi.js';
+import { CLUSTER_API, ensureNamespace, registerWorkloadCluster } from '../support/capi.js';
 import { writeEndpointSlice } from '../support/endpointslices.js';
 import { eventually, installCrds, readManifests, statusCode } from '../support/kube.js';
 import { metricsOf, startOperator, type OperatorProcess } from '../support/operator.js';
@@ -423,7 +423,7 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     await createService('west', 'solo', { ports: [{ name: 'p', port: 7100 }], selector: { a: 'b' } });
     await createExport('west', 'solo');
     await eventually(async () => expect(await readImport('east', 'solo')).toBeDefined(), 10_000);
-    const clusters = { group: 'cluster.x-k8s.io', version: 'v1beta1', namespace: NS, plural: 'clusters' };
+    const clusters = { ...CLUSTER_API, namespace: NS };
     await custom('management').deleteNamespacedCustomObject({ ...clusters, name: 'west' });
     await eventually(async () => expect(await readImport('east', 'solo')).toBeUndefined(), 15_000);
     // Back in: registered again, it is a member again and its export is imported again.

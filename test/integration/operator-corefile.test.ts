@@ -10,6 +10,7 @@ import {
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import { CLUSTER_API } from '../support/capi.js';
 import { TestEnv } from '../support/testenv.js';
 import { eventually } from '../support/kube.js';
 import { repoRoot } from '../support/paths.js';
@@ -51,10 +52,8 @@ describe('operator: CoreDNS Corefile wiring', () => {
   const annotateCluster = (annotations: Record<string, string | null>) =>
     management.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
       {
-        group: 'cluster.x-k8s.io',
-        version: 'v1beta1',
+        ...CLUSTER_API,
         namespace: NS,
-        plural: 'clusters',
         name: CLUSTER,
         body: { metadata: { annotations } },
       },

@@ -1,20 +1,25 @@
 // The Cluster API contract on paused and deleting Clusters, on the real API
-// servers of the shared test environment: a `clusterctl move`-shaped sequence
+// servers and the real Cluster API controllers of the shared test environment:
+// a `clusterctl move`-shaped sequence
 // (pause, delete, recreate paused, unpause) loses no answer, a change in a
 // paused cluster is published only once it is unpaused, and a Cluster being
 // deleted keeps its records until it is gone.
 import {
-  CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { registerWorkloadCluster } from '../support/capi.js';
+import {
+  CLUSTER_API,
+  deleteMovedCluster,
+  markControlPlaneInitialized,
+  registerWorkloadCluster,
+} from '../support/capi.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { testEnvInfo } from '../support/environment.js';
-import { apply, eventually, statusCode } from '../support/kube.js';
+import { apply, eventually } from '../support/kube.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 import {
   deleteGatewayDns,
@@ -35,25 +40,15 @@ const workload: Record<string, KubeConfig> = {
   'cluster-b': kubeConfigOf(info, 'cluster-b'),
 };
 const NAME_A = `kuard.gateway.cluster-a.${NS}.clusters.xcc.test`;
-const CLUSTER_API = { group: 'cluster.x-k8s.io', version: 'v1beta1', namespace: NS, plural: 'clusters' };
+const CLUSTERS_OF_NS = { ...CLUSTER_API, namespace: NS };
 
 async function patchCluster(name: string, body: object): Promise<void> {
   await management
     .makeApiClient(CustomObjectsApi)
     .patchNamespacedCustomObject(
-      { ...CLUSTER_API, name, body },
+      { ...CLUSTERS_OF_NS, name, body },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-}
-
-async function deleteCluster(name: string): Promise<void> {
-  await management.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...CLUSTER_API, name });
-  await management
-    .makeApiClient(CoreV1Api)
-    .deleteNamespacedSecret({ namespace: NS, name: `${name}-kubeconfig` })
-    .catch((err: unknown) => {
-      if (statusCode(err) !== 404) throw err;
-    });
 }
 
 async function stateOf(cluster: string): Promise<string | undefined> {
@@ -139,8 +134,9 @@ describe('paused and deleting Clusters', () => {
     await eventually(async () => expect(await stateOf('cluster-a')).toBe('Paused'), 10_000);
     // A change in the paused cluster: not read, so not published.
     await setLoadBalancer(workload['cluster-a']!, 'projectcontour', 'envoy', [{ ip: '192.0.2.62' }]);
-    // clusterctl move: the source's paused Cluster and its Secret are deleted, the target's created paused.
-    await deleteCluster('cluster-a');
+    // clusterctl move: the source's paused objects lose their finalizers and are deleted, the
+    // target's are created paused; Cluster API's controllers leave both alone until unpaused.
+    await deleteMovedCluster(management, NS, 'cluster-a');
     await new Promise((r) => setTimeout(r, 2000));
     await registerWorkloadCluster(management, {
       namespace: NS,
@@ -164,14 +160,53 @@ describe('paused and deleting Clusters', () => {
     await patchCluster('cluster-a', { metadata: { finalizers: ['test.capi-dns.io/hold'] } });
     await management
       .makeApiClient(CustomObjectsApi)
-      .deleteNamespacedCustomObject({ ...CLUSTER_API, name: 'cluster-a' });
+      .deleteNamespacedCustomObject({ ...CLUSTERS_OF_NS, name: 'cluster-a' });
     await eventually(async () => expect(await stateOf('cluster-a')).toBe('Deleting'), 10_000);
     const watch = watchAnswers(() => ['192.0.2.62']);
     await new Promise((r) => setTimeout(r, 1500));
     const { wrong } = await watch.stop();
     expect(wrong).toEqual([]);
-    // The finalizer goes (as Cluster API's would, once the cluster is torn down): then, and only then, withdrawn.
+    // Cluster API has deleted the provider objects and dropped its own finalizer by now; the last
+    // finalizer goes: then, and only then, withdrawn.
     await patchCluster('cluster-a', { metadata: { finalizers: null } });
     await eventually(async () => expect(await answer()).toBe(''), 15_000);
+  });
+
+  it('a Cluster whose control plane is not initialized is reported as such, and not connected to until it is', async () => {
+    const opts = {
+      namespace: NS,
+      cluster: 'cluster-new',
+      kubeconfigPath: clusterOf(info, 'cluster-a').kubeconfig,
+      labels: { provisioning: 'test' },
+    };
+    await registerWorkloadCluster(management, { ...opts, provisioning: true });
+    await apply(management, [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'GatewayDNS',
+        metadata: { name: 'gw-new', namespace: NS },
+        spec: {
+          clusterSelector: { matchLabels: { provisioning: 'test' } },
+          service: 'projectcontour/envoy',
+          resolutionType: 'loadBalancer',
+        },
+      } as KubernetesObject,
+    ]);
+    const entry = async () =>
+      (await readGatewayDns(management, NS, 'gw-new'))?.status?.clusters?.find(
+        (c) => c.cluster === 'cluster-new',
+      );
+    await eventually(
+      async () => expect((await entry())?.lastError).toMatch(/control plane is not initialized/),
+      10_000,
+    );
+    // Cluster API's own status says so too: the operator read it, not a connection attempt.
+    expect(op.logs.some((l) => l.includes('cluster client built') && l.includes(`${NS}/cluster-new`))).toBe(
+      false,
+    );
+    // The provider finishes: control plane initialized, kubeconfig written; Cluster API marks the Cluster.
+    await markControlPlaneInitialized(management, opts);
+    await eventually(async () => expect((await entry())?.addresses).toEqual(['192.0.2.62']), 20_000);
+    await deleteGatewayDns(management, NS, 'gw-new');
   });
 });

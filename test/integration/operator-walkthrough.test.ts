@@ -9,7 +9,7 @@ import {
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
-import { registerWorkloadCluster, writeKubeconfigSecret } from '../support/capi.js';
+import { CLUSTER_API, registerWorkloadCluster, writeKubeconfigSecret } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { apply, eventually, statusCode } from '../support/kube.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
@@ -58,10 +58,8 @@ const walkthrough = gatewayDns(GW_NAME, {
 async function label(cluster: string, value: string | null): Promise<void> {
   await management.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
     {
-      group: 'cluster.x-k8s.io',
-      version: 'v1beta1',
+      ...CLUSTER_API,
       namespace: NS,
-      plural: 'clusters',
       name: cluster,
       body: { metadata: { labels: { hasContour: value } } },
     },

@@ -19,3 +19,11 @@ export function binPath(name: 'testenv' | 'kubectl' | 'coredns'): string {
   if (!existsSync(p)) throw new Error(`${p} is missing: run "npm run testenv:build" first`);
   return p;
 }
+
+/** Cluster API's CRDs and webhook configurations, copied from its module by test/testenv/build.sh. */
+export function clusterApiManifests(): string {
+  const p = path.join(repoRoot(), '.cache', 'cluster-api');
+  if (!existsSync(path.join(p, 'webhook.yaml')))
+    throw new Error(`${p} is missing: run "npm run testenv:build" first`);
+  return p;
+}

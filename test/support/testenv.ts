@@ -1,12 +1,14 @@
 // Starts and stops the real multi-cluster control plane of test/testenv: one
-// process with an embedded etcd and one kube-apiserver per cluster.
+// process with an embedded etcd and one kube-apiserver per cluster, and Cluster
+// API's core controller manager (with its CRDs and webhooks) on the management
+// cluster.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, openSync, closeSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
-import { binPath } from './paths.js';
+import { binPath, clusterApiManifests } from './paths.js';
 import { stopChild } from './stop-child.js';
 
 export interface TestEnvCluster {
@@ -79,7 +81,14 @@ export class TestEnv {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-testenv-'));
     const logPath = path.join(dir, 'testenv.log');
     const log = openSync(logPath, 'a');
-    const args = ['--dir', dir, '--workload-clusters', workloads.join(',')];
+    const args = [
+      '--dir',
+      dir,
+      '--workload-clusters',
+      workloads.join(','),
+      '--cluster-api',
+      clusterApiManifests(),
+    ];
     if (opts.nodes) {
       args.push('--nodes', '--sandbox-image', opts.nodes.sandboxImage);
       for (const image of opts.nodes.images) args.push('--node-image', `${image.archive}=${image.ref}`);

@@ -19,7 +19,11 @@ k8s=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
 # without it every component says v0.0.0-master).
 version="-X k8s.io/component-base/version.gitVersion=$k8s"
 echo "testenv: building test environment and kubectl ($k8s)" >&2
-go build -o "$bin/testenv" .
+# The API servers report the release too: Cluster API's manager refuses one
+# that says v0.0.0-master ("minimum required version is v1.20.0").
+minor=${k8s#v1.}; minor=${minor%%.*}
+apiserver_version="$version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+go build -ldflags "$apiserver_version" -o "$bin/testenv" .
 go build -ldflags "$version" -o "$bin/kubectl" k8s.io/kubernetes/cmd/kubectl
 # Always built: the end-to-end test runs real pods on nodes of the test
 # environment (testenv --nodes), and CI runs it.
@@ -27,6 +31,19 @@ for cmd in kubelet kube-proxy kube-controller-manager kube-scheduler; do
   echo "testenv: building $cmd ($k8s)" >&2
   go build -ldflags "$version" -o "$bin/$cmd" "k8s.io/kubernetes/cmd/$cmd"
 done
+# Cluster API's core controller manager and its manifests, from its own module
+# (capi/go.mod) at the release pinned there: its Kubernetes libraries are its
+# own, not those of the API servers above.
+capi_version=$(cd capi && go list -m -f '{{.Version}}' sigs.k8s.io/cluster-api)
+echo "testenv: building Cluster API $capi_version (core controller manager)" >&2
+(cd capi && go build -o "$bin/cluster-api-manager" sigs.k8s.io/cluster-api/core)
+capi_src=$(cd capi && go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
+capi_out="$root/.cache/cluster-api"
+rm -rf "$capi_out" && mkdir -p "$capi_out/crds"
+cp "$capi_src"/core/config/crd/bases/*.yaml "$capi_out/crds/"
+cp "$capi_src/core/config/webhook/manifests.yaml" "$capi_out/webhook.yaml"
+chmod -R u+w "$capi_out"
+echo "$capi_version" > "$capi_out/VERSION"
 # CoreDNS is installed from its own module at a pinned release: its
 # dependency graph stays exactly the one CoreDNS ships, not merged with ours.
 if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then

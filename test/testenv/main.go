@@ -79,8 +79,16 @@ func main() {
 		return err
 	})
 	flag.StringVar(&opts.sandboxImage, "sandbox-image", "", "reference of the pause image among the --node-image ones (required with --nodes)")
-	flag.StringVar(&opts.bin, "bin-dir", "", "folder of kubelet, kube-proxy, kube-controller-manager and kube-scheduler (default: this binary's folder)")
+	flag.StringVar(&opts.bin, "bin-dir", "", "folder of kubelet, kube-proxy, kube-controller-manager, kube-scheduler and cluster-api-manager (default: this binary's folder)")
+	clusterAPIManifests := flag.String("cluster-api", "", "run Cluster API's core controller manager (BIN-DIR/cluster-api-manager) against the management cluster, with the CRDs and webhook configurations of this folder (crds/*.yaml, webhook.yaml; build.sh fills .cache/cluster-api)")
 	flag.Parse()
+	if opts.bin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			log.Fatalf("find own binary: %v", err)
+		}
+		opts.bin = filepath.Dir(self)
+	}
 
 	log.SetOutput(os.Stderr)
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
@@ -124,6 +132,13 @@ func main() {
 		}
 	}
 	env, err := start(*dir, names, opts)
+	if err == nil && *clusterAPIManifests != "" {
+		began := time.Now()
+		env.clusterAPI, err = startClusterAPI(env.clusters[0], *clusterAPIManifests, filepath.Join(opts.bin, "cluster-api-manager"))
+		if err == nil {
+			log.Printf("cluster-api ready in %s", time.Since(began).Round(time.Millisecond))
+		}
+	}
 	if err != nil {
 		log.Printf("start: %v", err)
 		if env != nil {
@@ -201,6 +216,7 @@ type environment struct {
 	state         slotState
 	nodes         []*node
 	controlPlanes []*controlPlane
+	clusterAPI    *clusterAPI
 }
 
 func start(dir string, names []string, opts nodeOptions) (*environment, error) {
@@ -264,6 +280,7 @@ func (e *environment) find(name string) *cluster {
 func (e *environment) stop() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.clusterAPI.stop()
 	e.stopNodes()
 	for i := len(e.clusters) - 1; i >= 0; i-- {
 		e.clusters[i].stop()
