@@ -1,14 +1,21 @@
 // capi-dns from config/ on clusters with real nodes, as a user installs it:
 // CoreDNS as kubeadm runs it, `kubectl apply -k config/default` on the
-// management cluster and `config/workload` on each workload cluster (kustomize
-// overlays that only point the images at `npm run images`). Shared by the
+// management cluster, and the workload side by Cluster API's
+// ClusterResourceSet (config/clusterresourceset, generated from an overlay of
+// config/workload): nothing is run against a workload cluster. The overlays
+// only point the images at `npm run images`. Shared by the
 // walkthrough with real pods (demo/pods.ts) and the MCS conformance run
 // (test/conformance/mcs.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { renderClusterResourceSet } from '../scripts/clusterresourceset/render.js';
+import { WORKLOAD_LABEL, WORKLOAD_LABEL_VALUE } from '../scripts/clusterresourceset/generate.js';
+import { CLUSTER_API } from '../test/support/capi.js';
+import { eventually } from '../test/support/kube.js';
 import path from 'node:path';
 import type { BuiltImage } from '../test/support/images.js';
 import { imageRef } from '../test/support/nodes.js';
-import { repoRoot } from '../test/support/paths.js';
+import { binPath, repoRoot } from '../test/support/paths.js';
 import type { TestEnv } from '../test/support/testenv.js';
 import type { Kubectl } from './kubectl.js';
 import { writeOverlay } from './overlay.js';
@@ -66,8 +73,18 @@ export async function installOperator(i: NodeInstall, management: string): Promi
   await available(i, management, 'capi-dns-system', 'deployment/capi-dns-controller');
 }
 
-/** `kubectl apply -k config/workload` in each cluster; resolves once every dns-server Deployment is Available. */
-export async function installDnsServers(i: NodeInstall, clusters: readonly string[]): Promise<void> {
+/**
+ * The workload side by ClusterResourceSet: the overlay of config/workload rendered into ConfigMaps
+ * and a ClusterResourceSet in the Clusters' management namespace, then each Cluster labelled
+ * capi-dns.io/workload=enabled; Cluster API applies it. Resolves once every dns-server Deployment
+ * is Available.
+ */
+export async function installDnsServers(
+  i: NodeInstall,
+  management: string,
+  namespace: string,
+  clusters: readonly string[],
+): Promise<void> {
   const overlay = writeOverlay(
     i.dir,
     'workload',
@@ -76,7 +93,27 @@ export async function installDnsServers(i: NodeInstall, clusters: readonly strin
     // One node per cluster here: both replicas on it, as config/README.md says to patch.
     [ONE_NODE_SPREAD],
   );
-  for (const cluster of clusters) await i.kubectl(cluster).run(['apply', '-k', overlay]);
+  const file = path.join(i.dir, 'clusterresourceset.yaml');
+  writeFileSync(file, renderClusterResourceSet(overlay, binPath('kubectl')));
+  await i.kubectl(management).run(['-n', namespace, 'apply', '-f', file]);
+  const custom = i.env.kubeConfig(management).makeApiClient(CustomObjectsApi);
+  for (const cluster of clusters)
+    await custom.patchNamespacedCustomObject(
+      {
+        ...CLUSTER_API,
+        namespace,
+        name: cluster,
+        body: { metadata: { labels: { [WORKLOAD_LABEL]: WORKLOAD_LABEL_VALUE } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  // kubectl wait needs the Deployment to exist: Cluster API creates it a moment after the label.
+  for (const cluster of clusters)
+    await eventually(
+      () => i.kubectl(cluster).run(['-n', 'capi-dns', 'get', 'deployment/capi-dns-server']),
+      120_000,
+      500,
+    );
   for (const cluster of clusters) await available(i, cluster, 'capi-dns', 'deployment/capi-dns-server');
 }
 

@@ -48,7 +48,7 @@ export class PodWalkthrough {
     },
     {
       title:
-        'Start the management cluster, cluster-a and cluster-b, each with a node (containerd, kubelet, kube-proxy) and a controller-manager and scheduler',
+        'Start the management cluster (with Cluster API v1.14 controllers), cluster-a and cluster-b, each with a node (containerd, kubelet, kube-proxy) and a controller-manager and scheduler',
       run: (w) => w.startClusters(),
     },
     {
@@ -56,7 +56,8 @@ export class PodWalkthrough {
       run: (w) => w.installCoreDns(),
     },
     {
-      title: 'Cluster API stand-in: Cluster CRD, Clusters and kubeconfig Secrets in dev-team',
+      title:
+        'Register cluster-a and cluster-b with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets',
       run: (w) => w.registerClusters(),
     },
     {
@@ -66,7 +67,7 @@ export class PodWalkthrough {
     },
     {
       title:
-        'kubectl apply -k config/workload in each workload cluster; the dns-server Deployments are Available',
+        'The workload side by ClusterResourceSet (config/clusterresourceset) in dev-team, the Clusters labelled capi-dns.io/workload=enabled: Cluster API installs it; the dns-server Deployments are Available',
       run: (w) => w.installDnsServers(),
     },
     {
@@ -146,7 +147,7 @@ export class PodWalkthrough {
   async registerClusters(): Promise<void> {
     const env = this.requireEnv();
     const management = env.kubeConfig(MANAGEMENT);
-    // Cluster API's Cluster CRD, as on any management cluster.
+    // The test environment's minimal infrastructure and control plane providers.
     await installCrds(management, readManifests(path.join(repoRoot(), 'test', 'fixtures')));
     for (const cluster of CLUSTERS)
       await registerWorkloadCluster(management, {
@@ -162,7 +163,7 @@ export class PodWalkthrough {
   }
 
   async installDnsServers(): Promise<void> {
-    await installDnsServers(this.install(), CLUSTERS);
+    await installDnsServers(this.install(), MANAGEMENT, NAMESPACE, CLUSTERS);
   }
 
   /** What demo/install.ts needs of this walkthrough, once the images are built and the clusters run. */

@@ -106,7 +106,7 @@ export class Walkthrough {
     const a = this.opts.addresses;
 
     const env = await this.step(
-      'Start the management cluster, cluster-a and cluster-b (etcd + kube-apiservers)',
+      'Start the management cluster (with Cluster API v1.14 controllers), cluster-a and cluster-b (etcd + kube-apiservers)',
       () => TestEnv.start({ workloadClusters: [...CLUSTERS] }),
     );
     this.env = env;
@@ -114,7 +114,7 @@ export class Walkthrough {
     this.management = management;
 
     await this.step(
-      'Cluster API stand-in: Cluster CRD, Clusters and kubeconfig Secrets in dev-team',
+      'Register cluster-a and cluster-b with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets',
       async () => {
         await installCrds(env.kubeConfig(MANAGEMENT), readManifests(path.join(root, 'test', 'fixtures')));
         for (const cluster of CLUSTERS)

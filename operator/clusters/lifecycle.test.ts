@@ -63,6 +63,13 @@ describe('clusterFingerprint: only what the operator acts on', () => {
   });
   it.each<[string, ClusterObject]>([
     ['a label', { ...base, metadata: { ...base.metadata, labels: { a: 'c' } } }],
+    [
+      'an annotation (the Corefile opt-out)',
+      {
+        ...base,
+        metadata: { ...base.metadata, annotations: { 'connectivity.tanzu.vmware.com/coredns': 'unmanaged' } },
+      },
+    ],
     ['paused', { ...base, spec: { paused: true } }],
     ['deleting', { ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-11-25T00:00:00Z' } }],
     ['not initialized', { ...base, status: {} }],

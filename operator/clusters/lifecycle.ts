@@ -79,13 +79,15 @@ export function notConnectableYet(cluster: ClusterLifecycleFields): string | und
 }
 
 /**
- * The part of a Cluster the operator acts on. Cluster API rewrites a Cluster's status often
+ * The part of a Cluster the operator acts on: its labels (selectors), its annotations (the paused
+ * one, the Corefile opt-out), its lifecycle. Cluster API rewrites a Cluster's status often
  * (conditions, probes); only a change of this enqueues reconciles.
  */
 export function clusterFingerprint(cluster: ClusterObject): string {
   return JSON.stringify([
     cluster.metadata.uid,
     cluster.metadata.labels ?? {},
+    cluster.metadata.annotations ?? {},
     frozenBy(cluster) ?? '',
     notConnectableYet(cluster) === undefined,
   ]);

@@ -97,9 +97,11 @@ async function main(): Promise<number> {
       '--overwrite',
     ]);
 
-    say('kubectl apply -k config/default (management) and config/workload (each member)');
+    say(
+      'kubectl apply -k config/default (management); the workload side by ClusterResourceSet (each member)',
+    );
     await installOperator(install, MANAGEMENT);
-    await installDnsServers(install, members);
+    await installDnsServers(install, MANAGEMENT, NAMESPACE, members);
 
     say(
       'waiting for every CoreDNS to forward clusterset.local (kubelet refreshes its ConfigMap within a minute)',

@@ -5,11 +5,12 @@
 // The RBAC is then applied for real and checked with `kubectl auth can-i`
 // impersonating the service accounts: least privilege, as the API server sees it.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { renderClusterResourceSet } from '../../scripts/clusterresourceset/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { binPath, repoRoot } from '../support/paths.js';
@@ -110,6 +111,25 @@ describe('config/ on the management cluster', () => {
   it("examples/dev-team-gateway-dns.yaml: the walkthrough's GatewayDNS", async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', 'examples/dev-team-gateway-dns.yaml']))).toEqual([
       'gatewaydns.connectivity.tanzu.vmware.com/dev-team-gateway-dns',
+    ]);
+  });
+});
+
+describe('config/clusterresourceset: the workload side as a Cluster API add-on', () => {
+  it('is what config/workload renders to (generated: npm run generate:clusterresourceset)', () => {
+    expect(
+      readFileSync(path.join(root, 'config', 'clusterresourceset', 'clusterresourceset.yaml'), 'utf8'),
+    ).toBe(renderClusterResourceSet(path.join(root, 'config', 'workload'), binPath('kubectl')));
+  });
+
+  it("is accepted by the management cluster's API server and Cluster API's webhooks", async () => {
+    await ensureNamespace(kubeConfigOf(info, MANAGEMENT), 'crs-dry-run');
+    expect(
+      appliedObjects(await dryRun(MANAGEMENT, ['-n', 'crs-dry-run', '-k', 'config/clusterresourceset'])),
+    ).toEqual([
+      'clusterresourceset.addons.cluster.x-k8s.io/capi-dns-workload',
+      'configmap/capi-dns-workload-cluster',
+      'configmap/capi-dns-workload-namespaced',
     ]);
   });
 });
