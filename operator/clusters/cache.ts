@@ -133,6 +133,11 @@ export class ClusterCache {
     });
   }
 
+  /** Why the cluster may not be connected to yet (Cluster API does not report it up), or undefined. */
+  waiting(namespace: string, cluster: string): string | undefined {
+    return this.opts.notConnectableYet?.(namespace, cluster);
+  }
+
   /** Why get() gave nothing for this cluster. */
   problem(namespace: string, cluster: string): string | undefined {
     return this.problems.get(clusterKey(namespace, cluster));

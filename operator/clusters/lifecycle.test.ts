@@ -1,4 +1,10 @@
-import { clusterFingerprint, frozenBy, notConnectableYet, type ClusterObject } from './lifecycle.js';
+import {
+  clusterFingerprint,
+  frozenBy,
+  heldBack,
+  notConnectableYet,
+  type ClusterObject,
+} from './lifecycle.js';
 
 describe('frozenBy: the Cluster API contract on paused and deleting Clusters', () => {
   it.each<[string, Parameters<typeof frozenBy>[0], string | undefined]>([
@@ -20,29 +26,54 @@ describe('frozenBy: the Cluster API contract on paused and deleting Clusters', (
   ])('%s', (_name, cluster, want) => expect(frozenBy(cluster)).toBe(want));
 });
 
-describe('notConnectableYet: connect only once Cluster API says the control plane is initialized', () => {
-  const condition = (status: string, reason?: string) => ({
-    metadata: {},
-    status: { conditions: [{ type: 'ControlPlaneInitialized', status, reason }] },
-  });
+describe('notConnectableYet: connect only once Cluster API reports the Cluster up', () => {
+  const cp = { controlPlaneRef: { kind: 'KubeadmControlPlane', name: 'c' } };
   it.each<[string, Parameters<typeof notConnectableYet>[0], RegExp | undefined]>([
-    ['not reconciled by Cluster API yet (no status)', { metadata: {} }, /has not reported it yet/],
     [
-      'status.initialization.controlPlaneInitialized: true',
-      { metadata: {}, status: { initialization: { controlPlaneInitialized: true } } },
+      'not reconciled by Cluster API yet (no status)',
+      { metadata: {} },
+      /infrastructure is not provisioned \(Cluster API has not reported it yet\)/,
+    ],
+    [
+      'infrastructure not provisioned, with the condition',
+      {
+        metadata: {},
+        status: {
+          conditions: [
+            { type: 'InfrastructureReady', status: 'False', reason: 'NotReady', message: 'waiting' },
+          ],
+        },
+      },
+      /InfrastructureReady=False, reason NotReady: waiting/,
+    ],
+    [
+      'provisioned, with a control plane provider that has not initialized it',
+      { metadata: {}, spec: cp, status: { initialization: { infrastructureProvisioned: true } } },
+      /control plane is not initialized/,
+    ],
+    [
+      'provisioned and initialized',
+      {
+        metadata: {},
+        spec: cp,
+        status: { initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true } },
+      },
       undefined,
     ],
-    ['ControlPlaneInitialized=True', condition('True'), undefined],
     [
-      'ControlPlaneInitialized=False',
-      condition('False', 'NotInitialized'),
-      /ControlPlaneInitialized=False, reason NotInitialized/,
+      'provisioned, no control plane provider (machines, or a cluster registered by hand)',
+      { metadata: {}, status: { initialization: { infrastructureProvisioned: true } } },
+      undefined,
     ],
-    ['ControlPlaneInitialized=Unknown', condition('Unknown'), /ControlPlaneInitialized=Unknown/],
   ])('%s', (_name, cluster, want) => {
     const got = notConnectableYet(cluster);
     if (want) expect(got).toMatch(want);
     else expect(got).toBeUndefined();
+    expect(heldBack(cluster)).toBe(want ? 'Provisioning' : undefined);
+  });
+
+  it('paused or deleting wins over provisioning', () => {
+    expect(heldBack({ metadata: {}, spec: { paused: true } })).toBe('Paused');
   });
 });
 
@@ -50,7 +81,7 @@ describe('clusterFingerprint: only what the operator acts on', () => {
   const base: ClusterObject = {
     metadata: { name: 'c', uid: 'u1', labels: { a: 'b' } },
     status: {
-      initialization: { controlPlaneInitialized: true },
+      initialization: { infrastructureProvisioned: true, controlPlaneInitialized: true },
       conditions: [{ type: 'Available', status: 'True' }],
     },
   };

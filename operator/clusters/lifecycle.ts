@@ -25,9 +25,9 @@ export interface ClusterCondition {
 
 export interface ClusterLifecycleFields {
   metadata: { annotations?: Record<string, string>; deletionTimestamp?: unknown };
-  spec?: { paused?: boolean };
+  spec?: { paused?: boolean; controlPlaneRef?: { kind?: string; name?: string } };
   status?: {
-    initialization?: { controlPlaneInitialized?: boolean };
+    initialization?: { infrastructureProvisioned?: boolean; controlPlaneInitialized?: boolean };
     conditions?: ClusterCondition[];
   };
 }
@@ -44,10 +44,14 @@ export interface ClusterObject extends ClusterLifecycleFields {
   };
 }
 
-export type Frozen = 'Paused' | 'Deleting';
+/**
+ * Paused and Deleting as the Cluster API contract says; Provisioning: Cluster API does not report
+ * the Cluster up yet (notConnectableYet), so there is nothing to read or write there.
+ */
+export type Frozen = 'Paused' | 'Deleting' | 'Provisioning';
 
 /** Why the operator must leave this Cluster as it is, or undefined when it acts on it as usual. */
-export function frozenBy(cluster: ClusterLifecycleFields): Frozen | undefined {
+export function frozenBy(cluster: ClusterLifecycleFields): 'Paused' | 'Deleting' | undefined {
   if (cluster.spec?.paused === true || cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined)
     return 'Paused';
   if (cluster.metadata.deletionTimestamp) return 'Deleting';
@@ -56,26 +60,43 @@ export function frozenBy(cluster: ClusterLifecycleFields): Frozen | undefined {
 
 /** The status message of a frozen cluster. */
 export function frozenMessage(why: Frozen): string {
-  return why === 'Paused'
-    ? 'the Cluster is paused (spec.paused or the cluster.x-k8s.io/paused annotation): its records are kept as last published and nothing is written into it until it is unpaused'
-    : 'the Cluster is being deleted: its records are kept as last published, and its names held, until it is gone';
+  switch (why) {
+    case 'Paused':
+      return 'the Cluster is paused (spec.paused or the cluster.x-k8s.io/paused annotation): its records are kept as last published and nothing is written into it until it is unpaused';
+    case 'Deleting':
+      return 'the Cluster is being deleted: its records are kept as last published, and its names held, until it is gone';
+    case 'Provisioning':
+      return "Cluster API does not report the Cluster's infrastructure provisioned and its control plane initialized yet: it is not connected to, and nothing is read from it or written into it until then";
+  }
+}
+
+/** Why the operator leaves this Cluster as it is: frozenBy, else Provisioning while it may not be connected to. */
+export function heldBack(cluster: ClusterLifecycleFields): Frozen | undefined {
+  return frozenBy(cluster) ?? (notConnectableYet(cluster) ? 'Provisioning' : undefined);
 }
 
 /**
- * Why the operator must not connect to this Cluster yet, or undefined when it may: Cluster API's
- * own cluster cache connects only once the control plane is initialized
- * (status.initialization.controlPlaneInitialized, mirrored in the ControlPlaneInitialized
- * condition), because before that the kubeconfig Secret may point at an API server that is not
- * there. A Cluster Cluster API has not reconciled yet counts as not initialized.
+ * Why the operator must not connect to this Cluster yet, or undefined when it may. As Cluster
+ * API's own cluster cache, not before the infrastructure is provisioned
+ * (status.initialization.infrastructureProvisioned); and, for a Cluster with a control plane
+ * provider, not before that provider reports the control plane initialized
+ * (status.initialization.controlPlaneInitialized): a provider may write the kubeconfig Secret before
+ * the API server it names answers. A Cluster that Cluster API has not reconciled yet has neither.
  */
 export function notConnectableYet(cluster: ClusterLifecycleFields): string | undefined {
-  const condition = cluster.status?.conditions?.find((c) => c.type === 'ControlPlaneInitialized');
-  if (cluster.status?.initialization?.controlPlaneInitialized === true || condition?.status === 'True')
-    return undefined;
-  const said = condition
-    ? ` (Cluster API: ControlPlaneInitialized=${condition.status}${condition.reason ? `, reason ${condition.reason}` : ''}${condition.message ? `: ${condition.message}` : ''})`
-    : ' (Cluster API has not reported it yet)';
-  return `the Cluster's control plane is not initialized${said}: not connecting until it is`;
+  const init = cluster.status?.initialization;
+  if (init?.infrastructureProvisioned !== true)
+    return `the Cluster's infrastructure is not provisioned${saidBy(cluster, 'InfrastructureReady')}: not connecting until it is`;
+  if (cluster.spec?.controlPlaneRef && init.controlPlaneInitialized !== true)
+    return `the Cluster's control plane is not initialized${saidBy(cluster, 'ControlPlaneInitialized')}: not connecting until it is`;
+  return undefined;
+}
+
+/** What Cluster API's condition of this type says, for a message. */
+function saidBy(cluster: ClusterLifecycleFields, type: string): string {
+  const c = cluster.status?.conditions?.find((x) => x.type === type);
+  if (!c) return ' (Cluster API has not reported it yet)';
+  return ` (Cluster API: ${type}=${c.status}${c.reason ? `, reason ${c.reason}` : ''}${c.message ? `: ${c.message}` : ''})`;
 }
 
 /**

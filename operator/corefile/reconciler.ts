@@ -56,7 +56,7 @@ export interface CorefileReconcilerOptions {
 }
 
 export type CorefileResult =
-  'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen' | 'not-initialized';
+  'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen' | 'provisioning';
 
 export class CorefileReconciler {
   constructor(private readonly opts: CorefileReconcilerOptions) {}
@@ -69,8 +69,8 @@ export class CorefileReconciler {
     if (!cluster) return 'gone';
     // Paused or being deleted: Cluster API's contract is to leave it as it is.
     if (frozenBy(cluster)) return 'frozen';
-    // Its control plane is not up yet: the Cluster's next change (Cluster API marking it initialized) comes back here.
-    if (notConnectableYet(cluster)) return 'not-initialized';
+    // Not up yet: the Cluster's next change (Cluster API reporting it provisioned) comes back here.
+    if (notConnectableYet(cluster)) return 'provisioning';
     const remote = this.opts.clusters.get(namespace, name);
     if (!remote)
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);

@@ -151,9 +151,14 @@ export class GatewayDnsController {
       writeGate: opts.writeGate,
       log: opts.log,
       relistMs: opts.relistMs,
+      // As Cluster API's own cluster cache: no connection before Cluster API reports the Cluster up,
+      // nor to a Cluster that is gone (a reconcile working from an older list would leak a client).
+      // A paused one may be connected to: a GatewayDNS deleted meanwhile withdraws its sets there.
       notConnectableYet: (namespace, name) => {
-        const cluster = this.clusterObjects.get(name, namespace);
-        return cluster && notConnectableYet(cluster);
+        const cluster =
+          this.clusterObjects.get(name, namespace) ?? this.departed.get(`${namespace}/${name}`)?.cluster;
+        if (!cluster) return `no Cluster ${namespace}/${name} in the management cluster`;
+        return frozenBy(cluster) ? undefined : notConnectableYet(cluster);
       },
     });
     this.writer = new OwnedObjectWriter({ fieldManager: CONTROLLER_NAME, requestTimeoutMs: 10_000 });

@@ -40,7 +40,7 @@ import { invalidStatus, pendingStatus, statusFor } from './status.js';
 import { RecordSetWriter, desiredRecordSet, type DesiredRecordSet, type SyncResult } from './targets.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
 import { matchesSelector } from '../model/selector.js';
-import { frozenBy, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
+import { heldBack, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
 import { MirrorReconciler } from '../mirror/reconciler.js';
 import { withMirrorStatus } from '../mirror/status.js';
 
@@ -360,11 +360,11 @@ export class GatewayDnsReconciler {
       .sort();
   }
 
-  /** The Clusters of the namespace the operator must leave alone, and why. */
+  /** The Clusters of the namespace the operator must leave alone (paused, deleting, provisioning), and why. */
   private frozenClusters(namespace: string): Map<string, Frozen> {
     const frozen = new Map<string, Frozen>();
     for (const c of this.opts.listClusters(namespace)) {
-      const why = frozenBy(c);
+      const why = heldBack(c);
       if (why) frozen.set(c.metadata.name, why);
     }
     return frozen;

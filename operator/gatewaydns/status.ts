@@ -171,7 +171,8 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     return { status: 'False', reason: REASONS.ClusterUnreachable, message: parts.join('; ') };
   }
   const ready = facts.filter((f) => f.state === 'Ready').map((f) => f.cluster);
-  const isFrozen = (f: ClusterFacts) => f.state === 'Paused' || f.state === 'Deleting';
+  const isFrozen = (f: ClusterFacts) =>
+    f.state === 'Paused' || f.state === 'Deleting' || f.state === 'Provisioning';
   const frozen = facts.filter(isFrozen).map((f) => `${f.cluster} (${f.state})`);
   const others = facts
     .filter((f) => f.state !== 'Ready' && !isFrozen(f))

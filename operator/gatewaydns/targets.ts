@@ -127,12 +127,18 @@ export class RecordSetWriter {
     }
   }
 
-  /** The cluster's client with its watches synced, or why not: unreachable (failed) or no dns-server (skipped). */
+  /**
+   * The cluster's client with its watches synced, or why not: unreachable (failed), or no dns-server
+   * or not up yet (skipped).
+   */
   private async ready(
     namespace: string,
     cluster: string,
   ): Promise<{ remote: RemoteCluster } | { outcome: TargetOutcome }> {
     const remote = this.opts.clusters.get(namespace, cluster);
+    // Never connected (Cluster API does not report it up): nothing of ours can be there yet.
+    if (!remote && this.opts.clusters.waiting(namespace, cluster))
+      return { outcome: { cluster, result: 'skipped' } };
     if (!remote)
       return {
         outcome: {

@@ -16,6 +16,8 @@ export const CLUSTER_STATES = [
   'Paused',
   /** The Cluster is being deleted: left as last published, its names held, until it is gone. */
   'Deleting',
+  /** Cluster API does not report the Cluster up yet: not connected to; left as last published (nothing, if new). */
+  'Provisioning',
 ] as const;
 export type ClusterState = (typeof CLUSTER_STATES)[number];
 

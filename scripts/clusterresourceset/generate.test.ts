@@ -52,6 +52,17 @@ describe('clusterResourceSet', () => {
     expect(back).toHaveLength(objects.length);
   });
 
+  it('writes the objects as YAML 1.1, which Cluster API reads: no string turns boolean', () => {
+    const text = clusterResourceSet([
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'on', b: 'y' } } as never,
+    ]);
+    const data = (parseAllDocuments(text)[0]?.toJS() as { data: Record<string, string> }).data[
+      'objects.yaml'
+    ];
+    expect(data).toContain('a: "on"');
+    expect(data).toContain('b: "y"');
+  });
+
   it('refuses an object without a name, and a stream that does not parse', () => {
     expect(() => clusterResourceSet([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }])).toThrow(
       /without apiVersion, kind or metadata.name/,

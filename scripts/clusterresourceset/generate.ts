@@ -52,7 +52,8 @@ export function clusterResourceSet(
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: c.name },
-    data: { 'objects.yaml': c.objects.map((o) => stringify(o)).join('---\n') },
+    // YAML 1.1, as Cluster API reads it: "on", "yes", "y" stay strings, quoted.
+    data: { 'objects.yaml': c.objects.map((o) => stringify(o, { version: '1.1' })).join('---\n') },
   }));
   docs.push({
     apiVersion: 'addons.cluster.x-k8s.io/v1beta2',

@@ -196,10 +196,16 @@ describe('paused and deleting Clusters', () => {
       (await readGatewayDns(management, NS, 'gw-new'))?.status?.clusters?.find(
         (c) => c.cluster === 'cluster-new',
       );
-    await eventually(
-      async () => expect((await entry())?.lastError).toMatch(/control plane is not initialized/),
-      10_000,
+    await eventually(async () => {
+      const got = await entry();
+      expect(got?.state).toBe('Provisioning');
+      expect(got?.message).toMatch(/does not report the Cluster's infrastructure provisioned/);
+    }, 10_000);
+    // Provisioning is a phase, not a fault: the GatewayDNS is not failed for it.
+    const ready = (await readGatewayDns(management, NS, 'gw-new'))?.status?.conditions?.find(
+      (c) => c.type === 'Ready',
     );
+    expect(ready?.reason).not.toBe('ClusterUnreachable');
     // Cluster API's own status says so too: the operator read it, not a connection attempt.
     expect(op.logs.some((l) => l.includes('cluster client built') && l.includes(`${NS}/cluster-new`))).toBe(
       false,

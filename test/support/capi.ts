@@ -104,10 +104,10 @@ export async function markControlPlaneInitialized(
 }
 
 /**
- * Waits until Cluster API's own controllers report the Cluster's control plane initialized (and
- * so until the operator may connect to it).
+ * Waits until Cluster API's own controllers report the Cluster's infrastructure provisioned and its
+ * control plane initialized (and so until the operator may connect to it).
  */
-export async function waitForControlPlaneInitialized(
+export async function waitForClusterProvisioned(
   management: KubeConfig,
   namespace: string,
   cluster: string,
@@ -117,10 +117,13 @@ export async function waitForControlPlaneInitialized(
     const got = (await management
       .makeApiClient(CustomObjectsApi)
       .getNamespacedCustomObject({ ...CLUSTER_API, namespace, name: cluster })) as {
-      status?: { initialization?: { controlPlaneInitialized?: boolean } };
+      status?: {
+        initialization?: { infrastructureProvisioned?: boolean; controlPlaneInitialized?: boolean };
+      };
     };
-    if (got.status?.initialization?.controlPlaneInitialized !== true)
-      throw new Error(`Cluster ${namespace}/${cluster}: control plane not initialized yet`);
+    const init = got.status?.initialization;
+    if (init?.infrastructureProvisioned !== true || init.controlPlaneInitialized !== true)
+      throw new Error(`Cluster ${namespace}/${cluster}: not provisioned yet (${JSON.stringify(init ?? {})})`);
   }, timeoutMs);
 }
 

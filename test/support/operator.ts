@@ -238,6 +238,7 @@ export interface GatewayDnsObject {
       state: string;
       addresses?: string[];
       lastError?: string;
+      message?: string;
       lastSeen?: string;
     }[];
   };

@@ -1,9 +1,10 @@
 // The state every multi-cluster test starts from: our CRDs in every cluster,
-// the Cluster API Cluster CRD (test/fixtures) in the management cluster, and
-// each workload cluster registered the way Cluster API registers it.
+// the test environment's minimal Cluster API providers (test/fixtures) in the
+// management cluster, and each workload cluster registered the way a provider
+// registers it, provisioned by Cluster API's own controllers.
 import path from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ensureNamespace, registerWorkloadCluster } from './capi.js';
+import { ensureNamespace, registerWorkloadCluster, waitForClusterProvisioned } from './capi.js';
 import { installCrds, readManifests } from './kube.js';
 import { repoRoot } from './paths.js';
 import type { TestEnv } from './testenv.js';
@@ -36,4 +37,6 @@ export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promi
     });
     if (opts.recordsNamespace) await ensureNamespace(kc, opts.recordsNamespace);
   }
+  // Cluster API marks them provisioned within a second or two; tests and benches time from here.
+  await Promise.all(opts.workloads.map((c) => waitForClusterProvisioned(management, opts.namespace, c)));
 }

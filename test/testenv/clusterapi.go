@@ -6,16 +6,18 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -31,8 +33,9 @@ import (
 // manager serves them on 127.0.0.1 with a certificate made for it, and the
 // CRDs and webhook configurations point there by URL.
 type clusterAPI struct {
-	manager *child
-	health  string
+	manager  *child
+	health   string
+	stopping atomic.Bool
 }
 
 var (
@@ -44,7 +47,13 @@ var (
 // startClusterAPI installs Cluster API into the management cluster c from
 // manifests (the folder build.sh fills: crds/*.yaml and webhook.yaml) and
 // starts the manager binary; it returns once the manager's webhooks serve.
+// The manager's webhook server binds its port on every address, some time
+// after the port was found free: if another process took it meanwhile, the
+// manager exits, and the whole start is tried again on new ports.
 func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error) {
+	if _, err := os.Stat(manager); err != nil {
+		return nil, fmt.Errorf("cluster-api: %w (run test/testenv/build.sh)", err)
+	}
 	dir := filepath.Join(c.dir, "cluster-api")
 	certs := filepath.Join(dir, "certs")
 	if err := os.MkdirAll(certs, 0o755); err != nil {
@@ -60,12 +69,6 @@ func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error)
 	if err := os.WriteFile(filepath.Join(certs, "tls.key"), key, 0o600); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
-	if err != nil {
-		return nil, err
-	}
-	webhook := fmt.Sprintf("https://127.0.0.1:%d", ports[0])
-
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.kubeconfigPath)
 	if err != nil {
 		return nil, err
@@ -74,15 +77,41 @@ func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// The certificate is a leaf and its CA in one PEM: trusting both verifies the leaf.
-	caBundle := base64.StdEncoding.EncodeToString(cert)
 	crds, err := readCRDs(filepath.Join(manifests, "crds"))
 	if err != nil {
 		return nil, err
 	}
+	configs, err := readManifestFile(filepath.Join(manifests, "webhook.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	// The certificate is a leaf and its CA in one PEM: trusting both verifies the leaf.
+	caBundle := base64.StdEncoding.EncodeToString(cert)
+	logPath := filepath.Join(dir, "manager.log")
+	var last error
+	for attempt := 1; attempt <= 3; attempt++ {
+		capi, err := startClusterAPIOnce(client, crds, configs, caBundle, certs, logPath, c.kubeconfigPath, manager)
+		if err == nil {
+			go capi.reportExit(logPath)
+			return capi, nil
+		}
+		last = err
+		log.Printf("cluster-api: attempt %d: %v", attempt, err)
+	}
+	return nil, last
+}
+
+func startClusterAPIOnce(client dynamic.Interface, crds, configs []*unstructured.Unstructured, caBundle, certs, logPath, kubeconfig, manager string) (*clusterAPI, error) {
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	webhook := fmt.Sprintf("https://127.0.0.1:%d", ports[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// Copies: a second attempt starts again from the manifests as read.
 	for _, crd := range crds {
+		crd := crd.DeepCopy()
 		withConversionWebhook(crd, webhook, caBundle)
 		if err := serverSideApply(ctx, client, crdResource, crd); err != nil {
 			return nil, err
@@ -93,11 +122,8 @@ func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error)
 			return nil, err
 		}
 	}
-	configs, err := readManifestFile(filepath.Join(manifests, "webhook.yaml"))
-	if err != nil {
-		return nil, err
-	}
 	for _, wc := range configs {
+		wc := wc.DeepCopy()
 		gvr := validatingResource
 		if wc.GetKind() == "MutatingWebhookConfiguration" {
 			gvr = mutatingResource
@@ -109,10 +135,9 @@ func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error)
 			return nil, err
 		}
 	}
-
 	capi := &clusterAPI{health: fmt.Sprintf("127.0.0.1:%d", ports[1])}
-	capi.manager, err = startChild("cluster-api", filepath.Join(dir, "manager.log"), "", manager,
-		"--kubeconfig", c.kubeconfigPath,
+	capi.manager, err = startChild("cluster-api", logPath, "", manager,
+		"--kubeconfig", kubeconfig,
 		"--leader-elect=false",
 		"--webhook-cert-dir", certs,
 		fmt.Sprintf("--webhook-port=%d", ports[0]),
@@ -123,11 +148,21 @@ func startClusterAPI(c *cluster, manifests, manager string) (*clusterAPI, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := capi.waitReady(ctx, filepath.Join(dir, "manager.log")); err != nil {
+	if err := capi.waitReady(ctx, logPath); err != nil {
 		capi.stop()
 		return nil, err
 	}
 	return capi, nil
+}
+
+// reportExit logs the manager's end if it comes before the environment
+// stops it: afterwards every Cluster write fails at its webhooks, and the
+// environment's log should say why.
+func (a *clusterAPI) reportExit(logPath string) {
+	<-a.manager.done
+	if !a.stopping.Load() {
+		log.Printf("cluster-api manager exited: %v\n%s", a.manager.err, tailOf(logPath, 20))
+	}
 }
 
 // waitReady waits for the manager's readiness endpoint, which checks its
@@ -157,6 +192,7 @@ func (a *clusterAPI) stop() {
 	if a == nil {
 		return
 	}
+	a.stopping.Store(true)
 	a.manager.stop(10 * time.Second)
 }
 
@@ -193,6 +229,8 @@ func withWebhookURL(wc *unstructured.Unstructured, url, caBundle string) error {
 		hooks[i] = hook
 	}
 	wc.SetNamespace("")
+	// As Cluster API's kustomize names them (namePrefix capi-), not kubebuilder's generic names.
+	wc.SetName("capi-" + wc.GetName())
 	return unstructured.SetNestedSlice(wc.Object, hooks, "webhooks")
 }
 
@@ -280,7 +318,8 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		// Every address: the manager's webhook server binds its port on all of them.
+		l, err := net.Listen("tcp", ":0")
 		if err != nil {
 			return nil, err
 		}
