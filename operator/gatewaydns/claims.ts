@@ -11,9 +11,12 @@ type Claimed = Pick<HostnameClaim, 'hostnames' | 'annotated'>;
 
 export class HostnameClaims {
   private readonly byGatewayDns = new Map<string, { names: string[]; annotated: AnnotatedHostname[] }>();
+  /** Every GatewayDNS whose claims this process has read (set or dropped) at least once. */
+  private readonly read = new Set<string>();
 
   /** `key` claims `claim` now; returns the names it took or let go since the last call. */
   set(key: string, claim: Claimed): string[] {
+    this.read.add(key);
     const before = this.byGatewayDns.get(key)?.names ?? [];
     const names = claimedNames(claim);
     if (names.length) this.byGatewayDns.set(key, { names, annotated: claim.annotated ?? [] });
@@ -24,6 +27,14 @@ export class HostnameClaims {
   /** `key` is gone or invalid: it claims nothing. */
   drop(key: string): string[] {
     return this.set(key, { hostnames: [] });
+  }
+
+  /**
+   * Whether `key`'s claims are known: after a restart, a GatewayDNS not reconciled yet may hold a
+   * name through an annotation that nothing else says.
+   */
+  hasRead(key: string): boolean {
+    return this.read.has(key);
   }
 
   /** The names `key`'s Services claimed through the annotation when it was last reconciled. */

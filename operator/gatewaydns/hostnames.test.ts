@@ -66,27 +66,47 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
   });
   const BY_ANNOTATION = 'through the fqdn annotation on Service apps/old in cluster c1';
 
-  it.each<[string, HostnameClaim, HostnameClaim[], string[], { name: string; reason: string }[]]>([
+  it.each<
+    [
+      string,
+      HostnameClaim,
+      HostnameClaim[],
+      string[],
+      { name: string; reason: string; kind: 'Conflict' | 'Invalid' }[],
+    ]
+  >([
     [
       'annotation against an older annotation: refused, naming the GatewayDNS and its Service',
       claim('team-a/new', JAN2, { annotated: ['api.xcc.test'] }),
       [claim('team-b/old', JAN1, { annotated: ['api.xcc.test'] })],
       [],
-      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+      [
+        {
+          name: 'api.xcc.test',
+          reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}`,
+          kind: 'Conflict',
+        },
+      ],
     ],
     [
       'annotation against an older spec.hostnames: refused',
       claim('team-a/new', JAN2, { annotated: ['api.xcc.test'] }),
       [claim('team-b/old', JAN1, { spec: ['api.xcc.test'] })],
       [],
-      [{ name: 'api.xcc.test', reason: 'claimed by the older gatewaydns team-b/old' }],
+      [{ name: 'api.xcc.test', reason: 'claimed by the older gatewaydns team-b/old', kind: 'Conflict' }],
     ],
     [
       'spec.hostnames against an older annotation: refused',
       claim('team-a/new', JAN2, { spec: ['api.xcc.test'] }),
       [claim('team-b/old', JAN1, { annotated: ['API.xcc.test.'] })],
       [],
-      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+      [
+        {
+          name: 'api.xcc.test',
+          reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}`,
+          kind: 'Conflict',
+        },
+      ],
     ],
     [
       'the older annotation keeps its name against a newer spec.hostnames',
@@ -112,6 +132,7 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
           name: 'api.xcc.test',
           reason:
             'claimed by the older gatewaydns team-a/db through the fqdn annotation on Service apps/db in cluster c1',
+          kind: 'Conflict',
         },
       ],
     ],
@@ -123,7 +144,13 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
         claim('team-b/old', JAN1, { annotated: ['api.xcc.test'] }),
       ],
       [],
-      [{ name: 'api.xcc.test', reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}` }],
+      [
+        {
+          name: 'api.xcc.test',
+          reason: `claimed by the older gatewaydns team-b/old ${BY_ANNOTATION}`,
+          kind: 'Conflict',
+        },
+      ],
     ],
     [
       'one GatewayDNS asking for a name in spec.hostnames and an annotation serves it once',
@@ -137,7 +164,7 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
       claim('team-a/db', JAN2, { annotated: ['api.example.com'] }),
       [],
       [],
-      [{ name: 'api.example.com', reason: 'outside the zone xcc.test' }],
+      [{ name: 'api.example.com', reason: 'outside the zone xcc.test', kind: 'Invalid' }],
     ],
   ])('%s', (_what, mine, others, served, refused) => {
     expect(customHostnames(mine, 'xcc.test', others)).toEqual({ served, refused });

@@ -21,7 +21,8 @@ export interface AnnotatedHostname {
 
 export interface HostnameResult {
   served: string[];
-  refused: { name: string; reason: string }[];
+  /** Conflict: an older GatewayDNS holds the name; Invalid: no GatewayDNS may have it. */
+  refused: { name: string; reason: string; kind: 'Conflict' | 'Invalid' }[];
 }
 
 export function normalizeHostname(name: string): string {
@@ -36,7 +37,7 @@ export function claimedNames(claim: Pick<HostnameClaim, 'hostnames' | 'annotated
 }
 
 /** Whether `a` keeps a name both claim: the older, and on the same second the lower "namespace/name". */
-function olderThan(a: HostnameClaim, b: HostnameClaim): boolean {
+export function olderThan(a: HostnameClaim, b: HostnameClaim): boolean {
   return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.gatewayDns < b.gatewayDns);
 }
 
@@ -58,11 +59,11 @@ export function customHostnames(
   const refused: HostnameResult['refused'] = [];
   for (const name of claimedNames(self)) {
     if (!name.endsWith(`.${zone}`)) {
-      refused.push({ name, reason: `outside the zone ${zone}` });
+      refused.push({ name, reason: `outside the zone ${zone}`, kind: 'Invalid' });
       continue;
     }
     if (name === generated || name.endsWith(`.${generated}`)) {
-      refused.push({ name, reason: `under ${generated}, where names are generated` });
+      refused.push({ name, reason: `under ${generated}, where names are generated`, kind: 'Invalid' });
       continue;
     }
     const holder = others
@@ -75,6 +76,7 @@ export function customHostnames(
       refused.push({
         name,
         reason: `claimed by the older gatewaydns ${holder.gatewayDns}${through(holder, name)}`,
+        kind: 'Conflict',
       });
       continue;
     }

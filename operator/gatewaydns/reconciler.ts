@@ -1,8 +1,11 @@
-// Reconciles one GatewayDNS, in controller-runtime's shape: fetch (gone →
-// clean up); being deleted → withdraw and drop the finalizer; validate;
-// compute the desired record set from what the selected clusters say; apply
-// it to every workload cluster of the namespace; write status. It reads the
-// world every time, so it is idempotent and survives restarts.
+// Reconciles one GatewayDNS, in the shape of Cluster API's own reconcilers: a
+// short reconcile() that fetches and hands off to reconcileGone (clean up),
+// reconcileDelete (withdraw, drop the finalizer) or reconcileNormal, whose
+// steps are functions of their own: admit (validate, grants) → observe (the
+// selected clusters' facts) → desire (names, claims, record sets per
+// receiving cluster) → apply (record sets; the mirror beside them) → one
+// status. What it remembers of a GatewayDNS is let go of by forget(). It
+// reads the world every time, so it is idempotent and survives restarts.
 import {
   CustomObjectsApi,
   PatchStrategy,
@@ -29,7 +32,13 @@ import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { claimedDomains, conflictsFor, recordSetsOf, shardViews, type Claim } from './desired.js';
 import { fitRecordSets, type Omission } from './limits.js';
-import { customHostnames, type AnnotatedHostname, type HostnameClaim } from './hostnames.js';
+import {
+  claimedNames,
+  customHostnames,
+  olderThan,
+  type AnnotatedHostname,
+  type HostnameClaim,
+} from './hostnames.js';
 import { HostnameClaims, claimantsOf } from './claims.js';
 import { READY, REASONS } from '../model/conditions.js';
 import { checkGrant, namespacesNamed } from './namespace-grants.js';
@@ -62,6 +71,11 @@ export interface ReconcilerOptions {
   requestTimeoutMs?: number;
   /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
   requeue?: (keys: string[]) => void;
+  /**
+   * After a start, how long a GatewayDNS asking for custom host names waits for every older one's
+   * claims to be read before it writes without them (one that keeps failing must not hold it forever).
+   */
+  startupClaimsGraceMs?: number;
   /** The operator's one writer of owned objects (shared with Multi-Cluster Services); one of its own when unset. */
   writer?: OwnedObjectWriter;
   /** The operator's one register of workload watch holds (shared with Multi-Cluster Services); one of its own when unset. */
@@ -70,6 +84,24 @@ export interface ReconcilerOptions {
 
 export interface ReconcileSummary {
   written: number;
+}
+
+/** What reconcileNormal's observe step found. */
+interface Observation {
+  selected: string[];
+  /** Clusters left as they are (paused, being deleted, not provisioned), and why. */
+  frozen: Map<string, Frozen>;
+  facts: ClusterFacts[];
+}
+
+/** What its desire step computed. */
+interface Desired {
+  conflict: ReturnType<typeof conflictsFor>;
+  hostnames: ReturnType<typeof customHostnames>;
+  /** What the record sets left out to stay within DNS and etcd limits (the shared view). */
+  omitted: Omission[];
+  /** The record sets a receiving cluster gets. */
+  setsFor: (receivingCluster: string) => DesiredRecordSet[];
 }
 
 export class GatewayDnsReconciler {
@@ -90,6 +122,10 @@ export class GatewayDnsReconciler {
    * not take such an object for a fresh one and set it back to Pending.
    */
   private readonly statusWritten = new Map<string, string | undefined>();
+  /** GatewayDNS whose writes wait for older ones' claims to be read (after a start), and since when. */
+  private readonly heldForClaims = new Set<string>();
+  private readonly startedAt = Date.now();
+  private claimsGraceTimer?: NodeJS.Timeout;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.custom = opts.management.makeApiClient(CustomObjectsApi);
@@ -119,184 +155,105 @@ export class GatewayDnsReconciler {
     });
   }
 
+  /**
+   * The Reconcile of Cluster API's own controllers: fetch, then hand off. Gone from the informer:
+   * clean up (reconcileGone); being deleted: withdraw and let go (reconcileDelete); otherwise the
+   * steps of reconcileNormal: observe, desire, apply, one status.
+   */
   async reconcile(key: string): Promise<ReconcileSummary> {
     const [namespace = '', name = ''] = key.split('/');
     const log = this.opts.log.with({ gatewaydns: key });
     const gw = this.opts.getGatewayDns(namespace, name);
     const targets = this.targetClusters(namespace);
-    if (!gw) {
-      // Normally the finalizer has withdrawn everything; this catches record sets left behind by other means.
-      this.sources.forget(key);
-      this.watches.drop(key);
-      this.claimsChanged(key, this.claims.drop(key));
-      this.mirrors.forget(key);
-      this.statusWritten.delete(key);
-      return this.withdraw(namespace, name, targets, log);
-    }
-    if (gw.metadata.deletionTimestamp) {
-      if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
-      // Its names are free from now: the others asking for them take them over.
-      this.claimsChanged(key, this.claims.drop(key));
-      const summary = await this.withdraw(namespace, name, targets, log);
-      const spec = specOrUndefined(gw);
-      // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
-      this.watches.hold(
-        key,
-        watchesNamedBy({
-          namespace,
-          spec: undefined,
-          selected: [],
-          targets,
-          mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
-        }),
-      );
-      const mirrorsLeft = (await this.mirrors.withdraw(gw, spec, targets)).filter(
-        (o) => o.state === 'Unreachable' || o.state === 'Failed',
-      );
-      if (mirrorsLeft.length)
-        throw new Error(
-          `gatewaydns ${key}: mirror not withdrawn from ${mirrorsLeft.map((o) => `${o.cluster} (${o.message})`).join(', ')}`,
-        );
-      await this.setFinalizers(
-        gw,
-        (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
-      );
-      this.sources.forget(key);
-      this.watches.drop(key);
-      this.statusWritten.delete(key);
-      this.opts.events.normal(
-        gw,
-        'Withdrawn',
-        `record sets withdrawn from ${targets.length} workload cluster(s)`,
-      );
-      return summary;
-    }
-    if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
-      await this.setFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
+    if (!gw) return this.reconcileGone(key, targets, log);
+    if (gw.metadata.deletionTimestamp) return this.reconcileDelete(gw, targets, log);
+    return this.reconcileNormal(gw, targets, log);
+  }
 
-    const now = new Date();
-    const admitted = this.admit(namespace, gw.spec);
-    if ('refusal' in admitted) {
-      const { refusal } = admitted;
-      // Terminal until the object (or its namespace's grant) changes: nothing is read or written,
-      // earlier record sets stay as they were.
-      log.warn(
-        refusal.reason === REASONS.Invalid
-          ? 'invalid GatewayDNS'
-          : 'GatewayDNS names a namespace not granted',
-        {
-          error: refusal.message,
-        },
-      );
-      // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
-      // one, it lets go of its watches (the last known addresses stay, as its record sets do).
-      this.watches.drop(key);
-      // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
-      this.claimsChanged(key, this.claims.drop(key));
-      this.opts.events.warning(gw, refusal.reason, refusal.message);
-      await this.writeStatus(
-        gw,
-        invalidStatus(gw.metadata.generation, gw.status, refusal.message, now, refusal.reason),
-      );
-      return { written: 0 };
-    }
-    const spec = admitted.spec;
-    let previous = gw.status;
-    if (this.isFresh(gw)) {
-      // As kubebuilder's scaffolded reconcilers do: a fresh object's conditions are set to Unknown
-      // before the work, so that a reader sees "seen, not done yet" instead of no status, for as
-      // long as the clusters take to answer (seconds when one is slow). Only a fresh object: after a
-      // spec change, status.observedGeneration lagging behind metadata.generation already says the
-      // new spec is in progress (as kstatus reads it), and flipping Ready to Unknown on every edit
-      // would report a GatewayDNS that keeps serving as not ready.
-      previous = pendingStatus(gw.metadata.generation, now);
-      await this.writeStatus(gw, previous);
-    }
-    const selected = this.selectedClusters(namespace, spec.clusterSelector);
-    // Taken before anything reads: what this GatewayDNS no longer names stops now.
+  /** Everything this process remembers of one GatewayDNS, let go of at once. */
+  private forget(key: string): void {
+    this.sources.forget(key);
+    this.watches.drop(key);
+    this.claimsChanged(key, this.claims.drop(key));
+    this.mirrors.forget(key);
+    this.statusWritten.delete(key);
+    this.heldForClaims.delete(key);
+  }
+
+  /** Normally the finalizer has withdrawn everything; this catches record sets left behind by other means. */
+  private async reconcileGone(key: string, targets: string[], log: Logger): Promise<ReconcileSummary> {
+    const [namespace = '', name = ''] = key.split('/');
+    this.forget(key);
+    return this.withdraw(namespace, name, targets, log);
+  }
+
+  private async reconcileDelete(gw: GatewayDNS, targets: string[], log: Logger): Promise<ReconcileSummary> {
+    const namespace = gw.metadata.namespace ?? '';
+    const key = `${namespace}/${gw.metadata.name}`;
+    if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
+    // Its names are free from now: the others asking for them take them over.
+    this.claimsChanged(key, this.claims.drop(key));
+    const summary = await this.withdraw(namespace, gw.metadata.name, targets, log);
+    const spec = specOrUndefined(gw);
+    // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
     this.watches.hold(
       key,
       watchesNamedBy({
         namespace,
-        spec,
-        selected,
+        spec: undefined,
+        selected: [],
         targets,
         mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
       }),
     );
-    // Paused or being deleted (Cluster API contract): not read, not written into, kept as published.
-    const frozen = this.frozenClusters(namespace);
-    const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
+    const mirrorsLeft = (await this.mirrors.withdraw(gw, spec, targets)).filter(
+      (o) => o.state === 'Unreachable' || o.state === 'Failed',
+    );
+    if (mirrorsLeft.length)
+      throw new Error(
+        `gatewaydns ${key}: mirror not withdrawn from ${mirrorsLeft.map((o) => `${o.cluster} (${o.message})`).join(', ')}`,
+      );
+    await this.setFinalizers(
+      gw,
+      (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
+    );
+    this.forget(key);
+    this.opts.events.normal(
+      gw,
+      'Withdrawn',
+      `record sets withdrawn from ${targets.length} workload cluster(s)`,
+    );
+    return summary;
+  }
+
+  private async reconcileNormal(gw: GatewayDNS, targets: string[], log: Logger): Promise<ReconcileSummary> {
+    const key = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
+      await this.setFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
+    const now = new Date();
+    const admitted = this.admit(gw.metadata.namespace ?? '', gw.spec);
+    if ('refusal' in admitted) return this.reconcileRefused(gw, admitted.refusal, now, log);
+    const spec = admitted.spec;
+    const previous = await this.markSeen(gw, now);
+    const observed = await this.observe(gw, spec, targets, now);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
     // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
     // A frozen source is, to the mirror, one whose last known endpoints stay; a frozen consumer gets no write.
     const mirrorWork = this.mirrors.reconcile({
       gw,
       spec,
-      selected,
-      targets: targets.filter((c) => !frozen.has(c)),
-      facts: facts.filter((f) => !frozen.has(f.cluster)),
+      selected: observed.selected,
+      targets: targets.filter((c) => !observed.frozen.has(c)),
+      facts: observed.facts.filter((f) => !observed.frozen.has(f.cluster)),
     });
     mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
-    const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
-    const claim = hostnameClaimOf(gw, spec.hostnames, annotatedClaims(spec, facts));
-    this.claimsChanged(key, this.claims.set(key, claim));
-    const hostnames = customHostnames(claim, this.opts.domainSuffix, this.hostnameClaims(key));
-    // One desired set per source cluster, the same for every receiving cluster, or with answer
-    // localFirst computed per receiving cluster; the writer compares before it writes, so a change
-    // costs one write per cluster whose shard it alters, and nothing when nothing changed.
-    const views = shardViews({
-      namespace,
-      name,
-      spec,
-      suffix: this.opts.domainSuffix,
-      facts,
-      excludedDomains: conflict.lostDomains,
-      hostnames: hostnames.served,
-    });
-    // Receiving clusters that see the same view share one computation (with answer all: every one).
-    const byView = new Map<string, { sets: DesiredRecordSet[]; omitted: Omission[] }>();
-    const desiredFor = (receivingCluster?: string) => {
-      const view = views.viewOf(receivingCluster);
-      let desired = byView.get(view);
-      if (!desired) {
-        const fitted = fitRecordSets(
-          recordSetsOf({ namespace, name }, views.shards(receivingCluster), this.opts.recordsNamespace),
-        );
-        desired = { sets: fitted.sets.map(desiredRecordSet), omitted: fitted.omitted };
-        byView.set(view, desired);
-      }
-      return desired;
-    };
-    const shared = desiredFor();
-    const omitted = shared.omitted;
-    const sharedSets = shared.sets;
-    // A set that would answer no name is not written (fitRecordSets leaves it out), and one written
-    // earlier that no longer answers anything is withdrawn by the writer. With localFirst every
-    // receiving cluster's sets hold the per-cluster names, so they serve exactly when the shared ones do.
-    const owner = { namespace, name };
-    // A cluster unreachable since before this process started is known only by the addresses in
-    // status; its record sets, where they exist, still hold its per-pod names and SRV records.
-    // A frozen cluster's sets are the last word in every receiving cluster, as they were published.
-    const keep = new Set(
-      facts
-        .filter((f) => f.recoveredFromStatus || frozen.has(f.cluster))
-        .map((f) => recordSetName(namespace, name, f.cluster)),
-    );
+    const desired = this.desire(gw, spec, observed, log);
+    if (!desired) {
+      await mirrorWork;
+      return { written: 0 };
+    }
     const [outcomes, mirror] = await Promise.all([
-      Promise.all(
-        targets.map((c) =>
-          frozen.has(c)
-            ? Promise.resolve<SyncResult>({ cluster: c, result: 'skipped', writtenSets: [], deletedSets: [] })
-            : this.writer.sync(
-                namespace,
-                c,
-                owner,
-                spec.answer === 'localFirst' && sharedSets.length ? desiredFor(c).sets : sharedSets,
-                keep,
-              ),
-        ),
-      ),
+      this.applyRecordSets(gw, spec, targets, observed, desired),
       mirrorWork,
     ]);
     this.report(gw, outcomes, log);
@@ -306,13 +263,13 @@ export class GatewayDnsReconciler {
         statusFor({
           generation: gw.metadata.generation,
           previous,
-          facts,
-          conflict,
+          facts: observed.facts,
+          conflict: desired.conflict,
           targets: outcomes,
           // Not `now`: a Ready that flips from Pending flips when the work is done.
           now: new Date(),
-          omitted,
-          refusedHostnames: hostnames.refused,
+          omitted: desired.omitted,
+          hostnames: desired.hostnames,
         }),
         gw.status,
         mirror.result,
@@ -329,7 +286,172 @@ export class GatewayDnsReconciler {
     return { written: outcomes.filter((o) => o.result === 'written').length + mirror.writes };
   }
 
-  /** Every Cluster of the namespace that is not being deleted: each may run a dns-server. */
+  /**
+   * Invalid, or naming a namespace not granted: terminal until the object (or its namespace's grant)
+   * changes. Nothing is read or written, earlier record sets stay as they were.
+   */
+  private async reconcileRefused(
+    gw: GatewayDNS,
+    refusal: { reason: typeof REASONS.Invalid | typeof REASONS.NamespaceNotAllowed; message: string },
+    now: Date,
+    log: Logger,
+  ): Promise<ReconcileSummary> {
+    const key = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    log.warn(
+      refusal.reason === REASONS.Invalid ? 'invalid GatewayDNS' : 'GatewayDNS names a namespace not granted',
+      {
+        error: refusal.message,
+      },
+    );
+    // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
+    // one, it lets go of its watches (the last known addresses stay, as its record sets do).
+    this.watches.drop(key);
+    // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
+    this.claimsChanged(key, this.claims.drop(key));
+    this.heldForClaims.delete(key);
+    this.opts.events.warning(gw, refusal.reason, refusal.message);
+    await this.writeStatus(
+      gw,
+      invalidStatus(gw.metadata.generation, gw.status, refusal.message, now, refusal.reason),
+    );
+    return { written: 0 };
+  }
+
+  /**
+   * The status the work starts from. As kubebuilder's scaffolded reconcilers do: a fresh object's
+   * conditions are set to Unknown before the work, so that a reader sees "seen, not done yet"
+   * instead of no status, for as long as the clusters take to answer (seconds when one is slow).
+   * Only a fresh object: after a spec change, status.observedGeneration lagging behind
+   * metadata.generation already says the new spec is in progress (as kstatus reads it), and
+   * flipping Ready to Unknown on every edit would report a GatewayDNS that keeps serving as not ready.
+   */
+  private async markSeen(gw: GatewayDNS, now: Date): Promise<GatewayDNSStatus | undefined> {
+    if (!this.isFresh(gw)) return gw.status;
+    const pending = pendingStatus(gw.metadata.generation, now);
+    await this.writeStatus(gw, pending);
+    return pending;
+  }
+
+  /** Observe: which clusters are selected and held back, and what each says of the Service. */
+  private async observe(
+    gw: GatewayDNS,
+    spec: EffectiveSpec,
+    targets: string[],
+    now: Date,
+  ): Promise<Observation> {
+    const namespace = gw.metadata.namespace ?? '';
+    const key = `${namespace}/${gw.metadata.name}`;
+    const selected = this.selectedClusters(namespace, spec.clusterSelector);
+    // Taken before anything reads: what this GatewayDNS no longer names stops now.
+    this.watches.hold(
+      key,
+      watchesNamedBy({
+        namespace,
+        spec,
+        selected,
+        targets,
+        mirrorNamespaces: this.mirrors.namespacesInUse(gw, spec),
+      }),
+    );
+    // Paused, being deleted or not provisioned (Cluster API contract): not read, not written into, kept as published.
+    const frozen = this.frozenClusters(namespace);
+    const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
+    return { selected, frozen, facts };
+  }
+
+  /**
+   * Desire: the names this GatewayDNS may have (generated ones against the namespace's older
+   * claims, custom ones against every older claim), and the record sets per receiving cluster.
+   * Undefined while it is held for older claims not read yet (after a start).
+   */
+  private desire(
+    gw: GatewayDNS,
+    spec: EffectiveSpec,
+    observed: Observation,
+    log: Logger,
+  ): Desired | undefined {
+    const namespace = gw.metadata.namespace ?? '';
+    const name = gw.metadata.name;
+    const key = `${namespace}/${name}`;
+    const { selected, facts } = observed;
+    const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
+    const claim = hostnameClaimOf(gw, spec.hostnames, annotatedClaims(spec, facts));
+    this.claimsChanged(key, this.claims.set(key, claim));
+    const unread = claimedNames(claim).length ? this.olderClaimsUnread(gw, claim) : [];
+    if (unread.length && Date.now() - this.startedAt < this.startupClaimsGraceMs()) {
+      // Right after a start: an older GatewayDNS not reconciled yet may hold one of these names
+      // through its Service's annotation. Writing now could publish a name it then gives up, and
+      // rewrite the set a moment later; its first reconcile releases this one (releaseHeld).
+      this.holdForClaims(key, unread, log);
+      return undefined;
+    }
+    this.heldForClaims.delete(key);
+    const hostnames = customHostnames(claim, this.opts.domainSuffix, this.hostnameClaims(key));
+    // One desired set per source cluster, the same for every receiving cluster, or with answer
+    // localFirst computed per receiving cluster; the writer compares before it writes, so a change
+    // costs one write per cluster whose shard it alters, and nothing when nothing changed.
+    const views = shardViews({
+      namespace,
+      name,
+      spec,
+      suffix: this.opts.domainSuffix,
+      facts,
+      excludedDomains: conflict.lostDomains,
+      hostnames: hostnames.served,
+    });
+    // Receiving clusters that see the same view share one computation (with answer all: every one).
+    const byView = new Map<string, { sets: DesiredRecordSet[]; omitted: Omission[] }>();
+    const setsFor = (receivingCluster?: string) => {
+      const view = views.viewOf(receivingCluster);
+      let desired = byView.get(view);
+      if (!desired) {
+        const fitted = fitRecordSets(
+          recordSetsOf({ namespace, name }, views.shards(receivingCluster), this.opts.recordsNamespace),
+        );
+        desired = { sets: fitted.sets.map(desiredRecordSet), omitted: fitted.omitted };
+        byView.set(view, desired);
+      }
+      return desired;
+    };
+    const shared = setsFor();
+    return {
+      conflict,
+      hostnames,
+      omitted: shared.omitted,
+      // A set that would answer no name is not written (fitRecordSets leaves it out), and one written
+      // earlier that no longer answers anything is withdrawn by the writer. With localFirst every
+      // receiving cluster's sets hold the per-cluster names, so they serve exactly when the shared ones do.
+      setsFor: (c) => (spec.answer === 'localFirst' && shared.sets.length ? setsFor(c).sets : shared.sets),
+    };
+  }
+
+  /** Apply: each receiving cluster's record sets, compared and written where they differ. */
+  private applyRecordSets(
+    gw: GatewayDNS,
+    spec: EffectiveSpec,
+    targets: string[],
+    observed: Observation,
+    desired: Desired,
+  ): Promise<SyncResult[]> {
+    const namespace = gw.metadata.namespace ?? '';
+    const owner = { namespace, name: gw.metadata.name };
+    // A cluster unreachable since before this process started is known only by the addresses in
+    // status; its record sets, where they exist, still hold its per-pod names and SRV records.
+    // A frozen cluster's sets are the last word in every receiving cluster, as they were published.
+    const keep = new Set(
+      observed.facts
+        .filter((f) => f.recoveredFromStatus || observed.frozen.has(f.cluster))
+        .map((f) => recordSetName(namespace, gw.metadata.name, f.cluster)),
+    );
+    return Promise.all(
+      targets.map((c) =>
+        observed.frozen.has(c)
+          ? Promise.resolve<SyncResult>({ cluster: c, result: 'skipped', writtenSets: [], deletedSets: [] })
+          : this.writer.sync(namespace, c, owner, desired.setsFor(c), keep),
+      ),
+    );
+  }
+
   /**
    * An event of a workload-cluster object (a DNSRecordSet, a mirror Service or EndpointSlice) that
    * this reconciler's own latest write or delete caused: it needs no reconcile (see
@@ -411,8 +533,52 @@ export class GatewayDnsReconciler {
       });
   }
 
+  private startupClaimsGraceMs(): number {
+    return this.opts.startupClaimsGraceMs ?? 30_000;
+  }
+
+  /** The valid, older GatewayDNS (any namespace) whose claims this process has not read yet. */
+  private olderClaimsUnread(gw: GatewayDNS, self: HostnameClaim): string[] {
+    return this.opts
+      .listGatewayDns('')
+      .filter((o) => !o.metadata.deletionTimestamp && validateGatewayDnsSpec(o.spec).valid)
+      .map((o) => hostnameClaimOf(o, [], []))
+      .filter(
+        (o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && !this.claims.hasRead(o.gatewayDns),
+      )
+      .map((o) => o.gatewayDns);
+  }
+
+  private holdForClaims(key: string, unread: string[], log: Logger): void {
+    if (!this.heldForClaims.has(key))
+      log.info('record sets held until older GatewayDNS claims are read', {
+        waitingFor: unread.slice(0, 5),
+        more: Math.max(0, unread.length - 5),
+      });
+    this.heldForClaims.add(key);
+    // Whatever happens to the older ones, the grace ends: the held ones are reconciled then.
+    this.claimsGraceTimer ??= setTimeout(
+      () => this.opts.requeue?.([...this.heldForClaims]),
+      Math.max(0, this.startedAt + this.startupClaimsGraceMs() - Date.now()) + 10,
+    );
+    this.claimsGraceTimer.unref();
+  }
+
+  /** A GatewayDNS's claims were just read: the held ones with nothing older left unread go ahead. */
+  private releaseHeld(): void {
+    if (!this.heldForClaims.size || !this.opts.requeue) return;
+    const ready = [...this.heldForClaims].filter((key) => {
+      const [namespace = '', name = ''] = key.split('/');
+      const held = this.opts.getGatewayDns(namespace, name);
+      return !held || !this.olderClaimsUnread(held, hostnameClaimOf(held, [], [])).length;
+    });
+    for (const key of ready) this.heldForClaims.delete(key);
+    if (ready.length) this.opts.requeue(ready);
+  }
+
   /** `key` took or let go of `names`: the others asking for any of them must look again. */
   private claimsChanged(key: string, names: string[]): void {
+    this.releaseHeld();
     if (!names.length || !this.opts.requeue) return;
     const keys = claimantsOf(key, names, this.hostnameClaims(key));
     if (keys.length) this.opts.requeue(keys);

@@ -212,3 +212,63 @@ describe('statusFor at fleet scale: bounded whatever fails', () => {
     expect(Buffer.byteLength(JSON.stringify(status), 'utf8')).toBeLessThan(1_000_000);
   });
 });
+
+describe('statusFor: HostnamesAccepted, a condition of its own for custom host names', () => {
+  const base = (hostnames?: StatusInput['hostnames'], previous?: StatusInput['previous']): StatusInput => ({
+    generation: 3,
+    previous,
+    facts: [f('a', 'Ready', ['10.0.0.1'])],
+    conflict: NO_CONFLICT,
+    targets: [ok('a')],
+    now: NOW,
+    hostnames,
+  });
+  const condition = (status: ReturnType<typeof statusFor>, type: string) =>
+    status.conditions?.find((c) => c.type === type);
+
+  it('is absent while no host name is asked for, and removed when the last one goes', () => {
+    const served = statusFor(base({ served: ['db.xcc.test'], refused: [] }));
+    expect(condition(served, 'HostnamesAccepted')).toMatchObject({
+      status: 'True',
+      reason: 'Accepted',
+      message: 'served: db.xcc.test',
+      observedGeneration: 3,
+    });
+    expect(condition(statusFor(base()), 'HostnamesAccepted')).toBeUndefined();
+    expect(
+      condition(statusFor(base({ served: [], refused: [] }, served)), 'HostnamesAccepted'),
+    ).toBeUndefined();
+  });
+
+  it('a name an older GatewayDNS holds: Conflict here and in Ready, as for the generated names', () => {
+    const status = statusFor(
+      base({
+        served: ['mine.xcc.test'],
+        refused: [
+          { name: 'db.xcc.test', reason: 'claimed by the older gatewaydns team-b/db', kind: 'Conflict' },
+        ],
+      }),
+    );
+    expect(condition(status, 'HostnamesAccepted')).toMatchObject({
+      status: 'False',
+      reason: 'Conflict',
+      message: 'not served: db.xcc.test (claimed by the older gatewaydns team-b/db); served: mine.xcc.test',
+    });
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'False', reason: 'Conflict' });
+    expect(condition(status, 'Ready')?.message).toMatch(/hostnames not served: db\.xcc\.test \(claimed by/);
+  });
+
+  it('a name no GatewayDNS may have: Invalid here; Ready stays True and names it', () => {
+    const status = statusFor(
+      base({
+        served: [],
+        refused: [{ name: 'db.example.com', reason: 'outside the zone xcc.test', kind: 'Invalid' }],
+      }),
+    );
+    expect(condition(status, 'HostnamesAccepted')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(condition(status, 'Ready')).toMatchObject({ status: 'True', reason: 'Ready' });
+    expect(condition(status, 'Ready')?.message).toMatch(
+      /hostnames not served: db\.example\.com \(outside the zone/,
+    );
+  });
+});

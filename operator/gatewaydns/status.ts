@@ -2,7 +2,16 @@
 // GatewayDNS status. Unchanged input gives an equal status, so the reconciler
 // can skip the write.
 import type { ClusterStatus, GatewayDNSStatus } from '../../api/index.js';
-import { READY, REASONS, setCondition, type ConditionInput } from '../model/conditions.js';
+import {
+  HOSTNAME_REASONS,
+  HOSTNAMES_ACCEPTED,
+  READY,
+  REASONS,
+  removeCondition,
+  setCondition,
+  type ConditionInput,
+} from '../model/conditions.js';
+import type { HostnameResult } from './hostnames.js';
 import type { ConflictResult } from './desired.js';
 import type { ClusterFacts } from '../model/facts.js';
 import type { Omission } from './limits.js';
@@ -32,8 +41,8 @@ export interface StatusInput {
   now: Date;
   /** What the record set left out to stay within DNS and etcd limits. */
   omitted?: Omission[];
-  /** Custom host names asked for but not served, and why. */
-  refusedHostnames?: { name: string; reason: string }[];
+  /** The custom host names asked for: which are served, which not and why. */
+  hostnames?: HostnameResult;
 }
 
 export function statusFor(input: StatusInput): GatewayDNSStatus {
@@ -53,13 +62,47 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
   return {
     observedGeneration: input.generation,
     selectedClusters: input.facts.length,
-    conditions: setCondition(
-      input.previous?.conditions,
-      { type: READY, ...readyCondition(input), observedGeneration: input.generation },
-      input.now,
+    conditions: hostnamesCondition(
+      input,
+      setCondition(
+        input.previous?.conditions,
+        { type: READY, ...readyCondition(input), observedGeneration: input.generation },
+        input.now,
+      ),
     ),
     clusters,
   };
+}
+
+/**
+ * HostnamesAccepted, while custom host names are asked for: where a user looks for a name that is
+ * not served (kubectl wait, a dashboard of conditions), not only in Ready's message. As with the
+ * generated names, a name an older GatewayDNS holds is a Conflict (Ready=False/Conflict too); a
+ * name no GatewayDNS may have is Invalid (Ready stays True: the rest is served).
+ */
+function hostnamesCondition(input: StatusInput, conditions: ReturnType<typeof setCondition>) {
+  const asked = input.hostnames;
+  if (!asked || (!asked.served.length && !asked.refused.length))
+    return removeCondition(conditions, HOSTNAMES_ACCEPTED);
+  const conflicts = asked.refused.filter((r) => r.kind === 'Conflict');
+  const listed = (refused: HostnameResult['refused']) =>
+    namedFirst(refused.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`));
+  const condition: Omit<ConditionInput, 'type'> = !asked.refused.length
+    ? {
+        status: 'True',
+        reason: HOSTNAME_REASONS.Accepted,
+        message: `served: ${namedFirst(asked.served)}`,
+      }
+    : {
+        status: 'False',
+        reason: conflicts.length ? HOSTNAME_REASONS.Conflict : HOSTNAME_REASONS.Invalid,
+        message: `not served: ${listed(asked.refused)}${asked.served.length ? `; served: ${namedFirst(asked.served)}` : ''}`,
+      };
+  return setCondition(
+    conditions,
+    { type: HOSTNAMES_ACCEPTED, ...condition, observedGeneration: input.generation },
+    input.now,
+  );
 }
 
 /**
@@ -114,9 +157,22 @@ export function invalidStatus(
  */
 function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
   const { facts, conflict, targets } = input;
-  const conflictNote = conflict.lostDomains.length
-    ? `names ${namedFirst(conflict.lostDomains)} are already claimed by gatewaydns ${namedFirst(conflict.with)}; they are left out`
-    : undefined;
+  const heldHostnames = (input.hostnames?.refused ?? []).filter((h) => h.kind === 'Conflict');
+  const conflictNote =
+    [
+      ...(conflict.lostDomains.length
+        ? [
+            `names ${namedFirst(conflict.lostDomains)} are already claimed by gatewaydns ${namedFirst(conflict.with)}; they are left out`,
+          ]
+        : []),
+      ...(heldHostnames.length
+        ? [
+            `hostnames not served: ${namedFirst(
+              heldHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
+            )}`,
+          ]
+        : []),
+    ].join('; ') || undefined;
   if (!facts.length)
     return {
       status: 'False',
@@ -178,15 +234,16 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     .filter((f) => f.state !== 'Ready' && !isFrozen(f))
     .map((f) => `${f.cluster}: ${f.state}`);
   const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;
+  const invalidHostnames = (input.hostnames?.refused ?? []).filter((h) => h.kind === 'Invalid');
   const parts = [
     `addresses of ${namedFirst(ready)} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${namedFirst(others)}`] : []),
     ...(frozen.length ? [`kept as last published: ${namedFirst(frozen)}`] : []),
     ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
-    ...(input.refusedHostnames?.length
+    ...(invalidHostnames.length
       ? [
           `hostnames not served: ${namedFirst(
-            input.refusedHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
+            invalidHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
           )}`,
         ]
       : []),

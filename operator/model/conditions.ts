@@ -30,6 +30,15 @@ export const REASONS = {
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
+/**
+ * Whether every custom host name asked for (spec.hostnames, the fqdn annotation) is served; set
+ * only while some are asked for. Reasons: Accepted, Conflict (an older GatewayDNS holds one),
+ * Invalid (outside the zone, or under the generated names).
+ */
+export const HOSTNAMES_ACCEPTED = 'HostnamesAccepted';
+export const HOSTNAME_REASONS = { Accepted: 'Accepted', Conflict: 'Conflict', Invalid: 'Invalid' } as const;
+export type HostnameReason = (typeof HOSTNAME_REASONS)[keyof typeof HOSTNAME_REASONS];
+
 /** spec.mirror: whether the mirror Service and its EndpointSlices are in place in every consuming cluster. */
 export const MIRRORED = 'Mirrored';
 
@@ -76,7 +85,7 @@ export type ExportReason = (typeof EXPORT_REASONS)[keyof typeof EXPORT_REASONS];
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason: Reason | MirrorReason | ExportReason;
+  reason: Reason | MirrorReason | ExportReason | HostnameReason;
   message: string;
   observedGeneration?: number;
 }
@@ -103,4 +112,9 @@ export function setCondition(
     lastTransitionTime,
   };
   return [...list.filter((c) => c.type !== next.type), condition];
+}
+
+/** The conditions without the one of this type. */
+export function removeCondition(existing: Condition[] | undefined, type: string): Condition[] {
+  return (existing ?? []).filter((c) => c.type !== type);
 }

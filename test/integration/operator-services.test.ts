@@ -476,6 +476,11 @@ describe('service-level discovery', () => {
       const message = gw.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
       expect(message).toMatch(/hostnames not served: db\.example\.com \(outside the zone xcc\.test\)/);
       expect(message).toMatch(/x\.gateway\.other\.clusters\.xcc\.test \(under clusters\.xcc\.test/);
+      // And where a user looks for it: a condition of its own.
+      expect(gw.status?.conditions?.find((c) => c.type === 'HostnamesAccepted')).toMatchObject({
+        status: 'False',
+        reason: 'Invalid',
+      });
       expect((await dig(dns['cluster-a']!.port, ['db.example.com', 'A'])).status).toBe('REFUSED');
       // A newer GatewayDNS asking for the same names, in spec.hostnames and through its own Service's
       // annotation, gets neither, and says which GatewayDNS (and which annotation) holds them.
@@ -498,10 +503,13 @@ describe('service-level discovery', () => {
           hostnames: ['db-op-svc.xcc.test'],
         }),
       ]);
+      // Held by an older GatewayDNS: a Conflict, as for the generated names, in Ready and in HostnamesAccepted.
       const later = await eventually(async () => {
-        const got = await waitForReady(management, NS, 'named-later', 'Ready');
+        const got = await waitForReady(management, NS, 'named-later', 'Conflict');
         const m = got.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? '';
         if (!m.includes('api-op-svc.xcc.test (claimed by the older gatewaydns')) throw new Error(m);
+        const accepted = got.status?.conditions?.find((c) => c.type === 'HostnamesAccepted');
+        if (accepted?.reason !== 'Conflict') throw new Error(JSON.stringify(accepted));
         return m;
       });
       expect(later).toMatch(/db-op-svc\.xcc\.test \(claimed by the older gatewaydns op-svc\/named\)/);
