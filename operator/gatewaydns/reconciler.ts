@@ -493,7 +493,7 @@ export class GatewayDnsReconciler {
   }
 
   private claimOf(gw: GatewayDNS, selected: string[]): Claim {
-    const spec = validateGatewayDnsSpec(gw.spec);
+    const spec = validatedSpec(gw.spec);
     return {
       name: gw.metadata.name,
       createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
@@ -509,7 +509,7 @@ export class GatewayDnsReconciler {
       .listGatewayDns(namespace)
       .filter((o) => o.metadata.name !== gw.metadata.name && !o.metadata.deletionTimestamp)
       .map((o) => {
-        const spec = validateGatewayDnsSpec(o.spec);
+        const spec = validatedSpec(o.spec);
         return this.claimOf(o, spec.valid ? this.selectedClusters(namespace, spec.spec.clusterSelector) : []);
       });
   }
@@ -524,7 +524,7 @@ export class GatewayDnsReconciler {
       .listGatewayDns('')
       .filter((o) => `${o.metadata.namespace}/${o.metadata.name}` !== self && !o.metadata.deletionTimestamp)
       .flatMap((o) => {
-        const spec = validateGatewayDnsSpec(o.spec);
+        const spec = validatedSpec(o.spec);
         if (!spec.valid) return [];
         const annotated = this.claims.annotatedOf(`${o.metadata.namespace}/${o.metadata.name}`);
         return spec.spec.hostnames.length || annotated.length
@@ -541,7 +541,7 @@ export class GatewayDnsReconciler {
   private olderClaimsUnread(gw: GatewayDNS, self: HostnameClaim): string[] {
     return this.opts
       .listGatewayDns('')
-      .filter((o) => !o.metadata.deletionTimestamp && validateGatewayDnsSpec(o.spec).valid)
+      .filter((o) => !o.metadata.deletionTimestamp && validatedSpec(o.spec).valid)
       .map((o) => hostnameClaimOf(o, [], []))
       .filter(
         (o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && !this.claims.hasRead(o.gatewayDns),
@@ -616,7 +616,7 @@ export class GatewayDnsReconciler {
   ):
     | { spec: EffectiveSpec }
     | { refusal: { reason: typeof REASONS.Invalid | typeof REASONS.NamespaceNotAllowed; message: string } } {
-    const validation = validateGatewayDnsSpec(raw);
+    const validation = validatedSpec(raw);
     if (!validation.valid) return { refusal: { reason: REASONS.Invalid, message: validation.message } };
     const grant = checkGrant(
       namespace,
@@ -713,8 +713,24 @@ export class GatewayDnsReconciler {
 }
 
 function specOrUndefined(gw: GatewayDNS): EffectiveSpec | undefined {
-  const v = validateGatewayDnsSpec(gw.spec);
+  const v = validatedSpec(gw.spec);
   return v.valid ? v.spec : undefined;
+}
+
+/**
+ * Every reconcile weighs the claims of the other GatewayDNS, which means their validated specs.
+ * The informer replaces an object (and so its spec) on every update, so a spec object seen before
+ * is unchanged: validated once per version, as an index kept by the informer would, not once per pass.
+ */
+const validations = new WeakMap<object, ReturnType<typeof validateGatewayDnsSpec>>();
+function validatedSpec(raw: unknown): ReturnType<typeof validateGatewayDnsSpec> {
+  if (typeof raw !== 'object' || raw === null) return validateGatewayDnsSpec(raw);
+  let v = validations.get(raw);
+  if (!v) {
+    v = validateGatewayDnsSpec(raw);
+    validations.set(raw, v);
+  }
+  return v;
 }
 
 function hostnameClaimOf(gw: GatewayDNS, hostnames: string[], annotated: AnnotatedHostname[]): HostnameClaim {
