@@ -40,6 +40,7 @@ import {
   type ClusterObject,
 } from '../clusters/lifecycle.js';
 import { onClusterChange } from '../clusters/cluster-changes.js';
+import { resolutionTypeOf } from '../model/resolution-types.js';
 import type { WriteGate } from '../runtime/write-gate.js';
 
 export interface ControllerOptions {
@@ -328,7 +329,7 @@ export class GatewayDnsController {
       }
       case 'Node':
         for (const gw of this.gatewayDns.list(namespace))
-          if (gw.spec?.resolutionType === 'nodePort') mark(objectKey(gw));
+          if (resolutionTypeOf(gw.spec?.resolutionType).nodePorts) mark(objectKey(gw));
         break;
       case 'Namespace':
         if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);

@@ -15,6 +15,7 @@ import {
   type DNSRecordSet,
 } from '../../api/index.js';
 import type { ClusterFacts, GatewayPort } from '../model/facts.js';
+import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
 
 export interface DesiredInput {
@@ -93,8 +94,7 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
   const withAddresses = [...input.facts]
     .filter((f) => f.addresses.length > 0)
     .sort((a, b) => byCodePoint(a.cluster, b.cluster));
-  const nodePort = spec.resolutionType === 'nodePort';
-  const headless = spec.resolutionType === 'headless';
+  const { nodePorts: nodePort, headless } = RESOLUTION_TYPES[spec.resolutionType];
   const shared = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
   const kept = (records: DNSRecord[]) =>

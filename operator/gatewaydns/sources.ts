@@ -5,8 +5,9 @@
 // is briefly away.
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
-import { observeHeadlessService, slicesOf, withEndpointHealth } from '../model/endpoints.js';
-import { observeService, type ClusterFacts } from '../model/facts.js';
+import { slicesOf } from '../model/endpoints.js';
+import type { ClusterFacts } from '../model/facts.js';
+import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import { frozenMessage, type Frozen } from '../clusters/lifecycle.js';
 import { annotatedHostnames } from './hostnames.js';
 import { sourceService } from '../mirror/reconciler.js';
@@ -74,8 +75,9 @@ export class SourceReader {
         this.opts.clusters.problem(namespace, cluster) ?? 'no client',
       );
     const services = remote.servicesIn(spec.serviceNamespace);
-    const nodes = spec.resolutionType === 'nodePort' ? remote.nodes() : undefined;
-    const slices = readsEndpointSlices(spec) ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
+    const type = RESOLUTION_TYPES[spec.resolutionType];
+    const nodes = type.nodePorts ? remote.nodes() : undefined;
+    const slices = type.readsEndpointSlices ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
     await Promise.all(
       [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
     );
@@ -88,12 +90,8 @@ export class SourceReader {
     // A mirror we keep in this cluster (it consumed one before it was selected) is not the source.
     const service = sourceService(services.get(spec.serviceName, spec.serviceNamespace));
     const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
-    const seen =
-      spec.resolutionType === 'headless'
-        ? observeHeadlessService(service, serviceSlices)
-        : spec.resolutionType === 'clusterIP'
-          ? withEndpointHealth(observeService(service, [], spec), serviceSlices)
-          : observeService(service, [...(nodes?.list() ?? [])], spec);
+    const observed = { service, slices: serviceSlices, nodes: nodes?.list() ?? [] };
+    const seen = type.observe(observed.service, observed.slices, observed.nodes, spec);
     const fqdn = annotatedHostnames(service?.metadata?.annotations?.[FQDN_ANNOTATION]);
     if (fqdn.length) seen.annotatedHostnames = fqdn;
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
@@ -108,7 +106,7 @@ export class SourceReader {
       lastSeen: unchanged ? previous.lastSeen : now.toISOString(),
     };
     this.lastKnown.set(memoryKey, facts);
-    return facts;
+    return { ...facts, observed };
   }
 
   private unreachable(gw: GatewayDNS, memoryKey: string, cluster: string, error: string): ClusterFacts {
@@ -133,7 +131,7 @@ export class SourceReader {
 
 /** headless publishes the ready pods; clusterIP publishes its IP only while a pod behind it is ready. */
 export function readsEndpointSlices(spec: EffectiveSpec): boolean {
-  return spec.resolutionType === 'headless' || spec.resolutionType === 'clusterIP';
+  return RESOLUTION_TYPES[spec.resolutionType].readsEndpointSlices;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { ClusterFacts } from '../model/facts.js';
+import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
 import { desiredMirror, type MirrorTarget } from './desired.js';
 import { observeMirrorSource, type MirrorSource } from './observe.js';
@@ -80,7 +81,7 @@ export class MirrorReconciler {
         else keptSlices.push(cluster);
         continue;
       }
-      const source = this.observe(namespace, cluster, spec, fact);
+      const source = this.observe(cluster, spec, fact);
       if (source) {
         sources.push(source);
         this.lastKnown.set(memoryKey, source);
@@ -185,27 +186,21 @@ export class MirrorReconciler {
     ].sort();
   }
 
-  private observe(
-    namespace: string,
-    cluster: string,
-    spec: EffectiveSpec,
-    fact: ClusterFacts,
-  ): MirrorSource | undefined {
-    const remote = this.opts.clusters.get(namespace, cluster);
-    if (!remote) return undefined;
-    const service = sourceService(
-      remote.servicesIn(spec.serviceNamespace).get(spec.serviceName, spec.serviceNamespace),
+  /** The source's share, from the observation the record sets were computed from (no second read). */
+  private observe(cluster: string, spec: EffectiveSpec, fact: ClusterFacts): MirrorSource | undefined {
+    if (!fact.observed) return undefined;
+    const type = RESOLUTION_TYPES[spec.resolutionType];
+    return observeMirrorSource(
+      cluster,
+      fact.observed.service,
+      type.headless ? fact.observed.slices : [],
+      type.nodePorts ? fact.observed.nodes : [],
+      {
+        resolutionType: spec.resolutionType,
+        nodeAddressTypes: spec.nodeAddressTypes,
+        clusterReady: fact.state === 'Ready',
+      },
     );
-    const slices =
-      spec.resolutionType === 'headless'
-        ? remote.endpointSlicesIn(spec.serviceNamespace).list(spec.serviceNamespace)
-        : [];
-    const nodes = spec.resolutionType === 'nodePort' ? remote.nodes().list() : [];
-    return observeMirrorSource(cluster, service, slices, nodes, {
-      resolutionType: spec.resolutionType,
-      nodeAddressTypes: spec.nodeAddressTypes,
-      clusterReady: fact.state === 'Ready',
-    });
   }
 }
 
@@ -226,7 +221,7 @@ export function mirrorTarget(gw: GatewayDNS, spec: EffectiveSpec): MirrorTarget 
     gatewayDns: { namespace: gw.metadata.namespace ?? '', name: gw.metadata.name },
     namespace: spec.mirror?.namespace ?? spec.serviceNamespace,
     name: spec.mirror?.name ?? spec.serviceName,
-    headless: spec.resolutionType === 'headless',
+    headless: RESOLUTION_TYPES[spec.resolutionType].headless,
   };
 }
 

@@ -2,7 +2,7 @@
 // the pure step from Kubernetes objects (Service, Nodes) to addresses and
 // ports. The reconciler reads the objects; everything here is testable alone.
 import { isIP } from 'node:net';
-import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';
 import type { NodeAddressType, ResolutionType } from '../../api/index.js';
 
 export const CLUSTER_STATES = [
@@ -63,6 +63,19 @@ export interface ServiceObservation {
   annotatedHostnames?: string[];
 }
 
+/**
+ * What one reconcile read of a reachable cluster for a GatewayDNS: the one observation that the
+ * record sets (through its resolution type's observe) and the mirror both derive from.
+ */
+export interface ClusterObservation {
+  /** The source Service (a mirror of ours is never one). */
+  service: V1Service | undefined;
+  /** Its EndpointSlices, when the resolution type reads them. */
+  slices: readonly V1EndpointSlice[];
+  /** The Nodes, when the resolution type reads them. */
+  nodes: readonly V1Node[];
+}
+
 export interface ClusterFacts extends Omit<ServiceObservation, 'state'> {
   cluster: string;
   state: ClusterState;
@@ -76,6 +89,8 @@ export interface ClusterFacts extends Omit<ServiceObservation, 'state'> {
    * last word and is left as it is.
    */
   recoveredFromStatus?: boolean;
+  /** This reconcile's observation of a reachable cluster; never remembered beyond it. */
+  observed?: ClusterObservation;
 }
 
 export interface ObserveOptions {
