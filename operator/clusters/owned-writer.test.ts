@@ -56,6 +56,22 @@ describe('OwnedObjectWriter', () => {
     ]);
   });
 
+  it('recreates an object that differs in a field the API server does not change in place: delete under its UID, then create', async () => {
+    const w = writer();
+    const { remote, calls } = remoteDouble();
+    const immutable = (o: KubernetesObject) => o.metadata?.labels?.kind !== 'headless';
+    const want = { ...desired({ kind: 'headless' }), mustRecreate: immutable };
+    const got = await w.ensure(remote, live({ kind: 'clusterIP' }, '5', 'u7'), want);
+    expect(got).toMatchObject({ changed: true, recreated: true });
+    expect(calls.map((c) => [c.op, c.object.kind, c.object.metadata?.name])).toEqual([
+      ['delete', 'Service', 'db'],
+      ['patch', 'Service', 'db'],
+    ]);
+    expect(calls[0]?.options).toMatchObject({ preconditions: { uid: 'u7' } });
+    // Already of the right kind: compared as usual.
+    expect((await w.ensure(remote, live({ kind: 'headless' }, '6'), want)).changed).toBe(false);
+  });
+
   it('does not write again while the cache still shows the object its last write replaced', async () => {
     const w = writer();
     const { remote, calls } = remoteDouble();

@@ -30,6 +30,12 @@ export interface DesiredObject<T> {
   object: KubernetesObject;
   content: string;
   contentOf: ContentOf<T>;
+  /**
+   * The existing object differs from the desired one in a field the API server will not change in
+   * place (a Service's clusterIP None ↔ an IP, ExternalName): it is deleted, under its UID, and
+   * created anew.
+   */
+  mustRecreate?: (existing: T) => boolean;
 }
 
 /** The object to delete, as seen in the cache: with its UID, only that very object goes. */
@@ -117,7 +123,20 @@ export class OwnedObjectWriter {
     remote: RemoteCluster,
     existing: T | undefined,
     desired: DesiredObject<T>,
-  ): Promise<{ changed: boolean; applied?: KubernetesObject }> {
+  ): Promise<{ changed: boolean; applied?: KubernetesObject; recreated?: boolean }> {
+    if (existing && desired.mustRecreate?.(existing)) {
+      // Of the desired object's kind: objects listed from a cache carry no apiVersion and kind.
+      const { apiVersion = '', kind = '' } = desired.object;
+      const { metadata = {} } = existing as KubernetesObject;
+      await this.delete(remote, {
+        apiVersion,
+        kind,
+        namespace: metadata.namespace ?? '',
+        name: metadata.name ?? '',
+        uid: metadata.uid,
+      });
+      return { changed: true, recreated: true, applied: await this.apply(remote, undefined, desired) };
+    }
     if (!this.differs(remote.key, existing, desired)) return { changed: false };
     return { changed: true, applied: await this.apply(remote, existing, desired) };
   }

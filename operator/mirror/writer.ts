@@ -87,7 +87,8 @@ export class MirrorWriter {
     try {
       let writes = 0;
       const ours = this.ourSlices(slices, target);
-      let existing = services.get(target.name, target.namespace) ?? (await this.findService(remote, target));
+      const existing =
+        services.get(target.name, target.namespace) ?? (await this.findService(remote, target));
       if (existing) {
         const owner = ownershipOf(existing, target);
         if (owner.owner !== 'ours') {
@@ -116,19 +117,16 @@ export class MirrorWriter {
         return { ...outcome, state: 'NoSource', message: plan.none, writes };
       }
       const { desired } = plan;
-      if (existing && serviceKindOf(existing) !== desired.kind) {
-        // clusterIP None, a cluster IP and ExternalName do not turn into each other in place.
-        writes += await this.deleteObject(remote, existing as KubernetesObject, 'v1', 'Service');
-        existing = undefined;
-      }
       const serviceKeys = Object.keys(mirrorServiceLabels(target));
       const service = await this.opts.writer.ensure(remote, existing, {
         object: desired.service as KubernetesObject,
         content: serviceContent(desired.service, serviceKeys),
         contentOf: (o: V1Service) => serviceContent(o, serviceKeys),
+        // clusterIP None, a cluster IP and ExternalName do not turn into each other in place.
+        mustRecreate: (o: V1Service) => serviceKindOf(o) !== desired.kind,
       });
       const uid = service.applied?.metadata?.uid ?? existing?.metadata?.uid;
-      if (service.changed) writes++;
+      if (service.changed) writes += service.recreated ? 2 : 1;
       const conflicts: string[] = [];
       const wanted = new Set<string>();
       for (const manifest of desired.slices) {
