@@ -234,6 +234,12 @@ export class GatewayDnsReconciler {
     const admitted = this.admit(gw.metadata.namespace ?? '', gw.spec);
     if ('refusal' in admitted) return this.reconcileRefused(gw, admitted.refusal, now, log);
     const spec = admitted.spec;
+    // One status patch per reconcile: a fresh object's "seen" is this pass's patch, the work the next's.
+    if (this.isFresh(gw) && this.opts.requeue) {
+      await this.writeStatus(gw, pendingStatus(gw.metadata.generation, now));
+      this.opts.requeue([key]);
+      return { written: 0 };
+    }
     const previous = await this.markSeen(gw, now);
     const observed = await this.observe(gw, spec, targets, now);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
@@ -324,6 +330,8 @@ export class GatewayDnsReconciler {
    * Only a fresh object: after a spec change, status.observedGeneration lagging behind
    * metadata.generation already says the new spec is in progress (as kstatus reads it), and
    * flipping Ready to Unknown on every edit would report a GatewayDNS that keeps serving as not ready.
+   * With a work queue (requeue), that patch is a pass of its own (reconcileNormal); without one,
+   * it comes first in this pass.
    */
   private async markSeen(gw: GatewayDNS, now: Date): Promise<GatewayDNSStatus | undefined> {
     if (!this.isFresh(gw)) return gw.status;
