@@ -24,9 +24,16 @@ export class HostnameClaims {
     return symmetricDifference(before, names);
   }
 
-  /** `key` is gone or invalid: it claims nothing. */
+  /** `key` is invalid or being deleted: it claims nothing. */
   drop(key: string): string[] {
     return this.set(key, { hostnames: [] });
+  }
+
+  /** `key` is gone: it claims nothing, and nothing of it is kept. */
+  forget(key: string): string[] {
+    const letGo = this.drop(key);
+    this.read.delete(key);
+    return letGo;
   }
 
   /**

@@ -174,7 +174,7 @@ export class GatewayDnsReconciler {
   private forget(key: string): void {
     this.sources.forget(key);
     this.watches.drop(key);
-    this.claimsChanged(key, this.claims.drop(key));
+    this.claimsChanged(key, this.claims.forget(key));
     this.mirrors.forget(key);
     this.statusWritten.delete(key);
     this.heldForClaims.delete(key);
@@ -234,13 +234,13 @@ export class GatewayDnsReconciler {
     const admitted = this.admit(gw.metadata.namespace ?? '', gw.spec);
     if ('refusal' in admitted) return this.reconcileRefused(gw, admitted.refusal, now, log);
     const spec = admitted.spec;
+    const seen = await this.markSeen(gw, now);
     // One status patch per reconcile: a fresh object's "seen" is this pass's patch, the work the next's.
-    if (this.isFresh(gw) && this.opts.requeue) {
-      await this.writeStatus(gw, pendingStatus(gw.metadata.generation, now));
+    if (seen.fresh && this.opts.requeue) {
       this.opts.requeue([key]);
       return { written: 0 };
     }
-    const previous = await this.markSeen(gw, now);
+    const previous = seen.status;
     const observed = await this.observe(gw, spec, targets, now);
     // The mirror needs only the facts: started before the record sets are computed (CPU-bound for a
     // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
@@ -333,11 +333,14 @@ export class GatewayDnsReconciler {
    * With a work queue (requeue), that patch is a pass of its own (reconcileNormal); without one,
    * it comes first in this pass.
    */
-  private async markSeen(gw: GatewayDNS, now: Date): Promise<GatewayDNSStatus | undefined> {
-    if (!this.isFresh(gw)) return gw.status;
+  private async markSeen(
+    gw: GatewayDNS,
+    now: Date,
+  ): Promise<{ fresh: boolean; status: GatewayDNSStatus | undefined }> {
+    if (!this.isFresh(gw)) return { fresh: false, status: gw.status };
     const pending = pendingStatus(gw.metadata.generation, now);
     await this.writeStatus(gw, pending);
-    return pending;
+    return { fresh: true, status: pending };
   }
 
   /** Observe: which clusters are selected and held back, and what each says of the Service. */

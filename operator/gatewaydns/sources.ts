@@ -129,11 +129,6 @@ export class SourceReader {
   }
 }
 
-/** headless publishes the ready pods; clusterIP publishes its IP only while a pod behind it is ready. */
-export function readsEndpointSlices(spec: EffectiveSpec): boolean {
-  return RESOLUTION_TYPES[spec.resolutionType].readsEndpointSlices;
-}
-
 /**
  * Last known addresses from status, for a cluster that is unreachable right
  * after an operator restart. Node ports are not kept in status, so a nodePort

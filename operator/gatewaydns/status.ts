@@ -85,8 +85,6 @@ function hostnamesCondition(input: StatusInput, conditions: ReturnType<typeof se
   if (!asked || (!asked.served.length && !asked.refused.length))
     return removeCondition(conditions, HOSTNAMES_ACCEPTED);
   const conflicts = asked.refused.filter((r) => r.kind === 'Conflict');
-  const listed = (refused: HostnameResult['refused']) =>
-    namedFirst(refused.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`));
   const condition: Omit<ConditionInput, 'type'> = !asked.refused.length
     ? {
         status: 'True',
@@ -96,7 +94,7 @@ function hostnamesCondition(input: StatusInput, conditions: ReturnType<typeof se
     : {
         status: 'False',
         reason: conflicts.length ? HOSTNAME_REASONS.Conflict : HOSTNAME_REASONS.Invalid,
-        message: `not served: ${listed(asked.refused)}${asked.served.length ? `; served: ${namedFirst(asked.served)}` : ''}`,
+        message: `not served: ${refusedNames(asked.refused)}${asked.served.length ? `; served: ${namedFirst(asked.served)}` : ''}`,
       };
   return setCondition(
     conditions,
@@ -165,13 +163,7 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
             `names ${namedFirst(conflict.lostDomains)} are already claimed by gatewaydns ${namedFirst(conflict.with)}; they are left out`,
           ]
         : []),
-      ...(heldHostnames.length
-        ? [
-            `hostnames not served: ${namedFirst(
-              heldHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
-            )}`,
-          ]
-        : []),
+      ...(heldHostnames.length ? [`hostnames not served: ${refusedNames(heldHostnames)}`] : []),
     ].join('; ') || undefined;
   if (!facts.length)
     return {
@@ -240,13 +232,7 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     ...(others.length ? [`not published: ${namedFirst(others)}`] : []),
     ...(frozen.length ? [`kept as last published: ${namedFirst(frozen)}`] : []),
     ...(input.omitted?.length ? [omissionMessage(input.omitted)] : []),
-    ...(invalidHostnames.length
-      ? [
-          `hostnames not served: ${namedFirst(
-            invalidHostnames.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`),
-          )}`,
-        ]
-      : []),
+    ...(invalidHostnames.length ? [`hostnames not served: ${refusedNames(invalidHostnames)}`] : []),
     ...(conflict.with.length
       ? [
           `newer gatewaydns ${namedFirst(conflict.with)} claim some of the same names and leave them to this one`,
@@ -263,4 +249,9 @@ function omissionMessage(omitted: Omission[]): string {
     .map((o) => `${o.name} ${o.type}: ${o.kept} of ${o.total} values (${o.reason})`);
   const more = omitted.length > shown.length ? `; and ${omitted.length - shown.length} more records` : '';
   return `left out to stay within limits: ${shown.join('; ')}${more}`;
+}
+
+/** Refused host names for a message: the first few with why, and how many more. */
+function refusedNames(refused: HostnameResult['refused']): string {
+  return namedFirst(refused.map((h) => `${h.name} (${truncateText(h.reason, QUOTED_ERROR_MAX)})`));
 }

@@ -10,7 +10,7 @@ import { clusterKey, type ClusterCache } from '../clusters/cache.js';
 import type { ReleasableKind } from '../clusters/remote.js';
 import type { Logger } from '../runtime/log.js';
 import { WatchHolds } from './holds.js';
-import { readsEndpointSlices } from './sources.js';
+import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
 
 /** Per kind, the "<namespace>/<cluster>|<watched namespace>" items one GatewayDNS needs. */
@@ -46,7 +46,7 @@ export function watchesNamedBy(input: WatchInput): WatchNeeds {
   const mirrors = items(input.targets, input.mirrorNamespaces);
   return {
     Service: [...new Set([...sources, ...mirrors])].sort(),
-    EndpointSlice: spec && readsEndpointSlices(spec) ? sources : [],
+    EndpointSlice: spec && RESOLUTION_TYPES[spec.resolutionType].readsEndpointSlices ? sources : [],
     MirrorEndpointSlice: mirrors,
   };
 }

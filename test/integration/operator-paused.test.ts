@@ -51,6 +51,20 @@ async function patchCluster(name: string, body: object): Promise<void> {
     );
 }
 
+/** A GatewayDNS of cluster-a's envoy LoadBalancer over the Clusters labelled `<label>=test`. */
+function envoyGatewayDns(name: string, label: string): KubernetesObject {
+  return {
+    apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+    kind: 'GatewayDNS',
+    metadata: { name, namespace: NS },
+    spec: {
+      clusterSelector: { matchLabels: { [label]: 'test' } },
+      service: 'projectcontour/envoy',
+      resolutionType: 'loadBalancer',
+    },
+  } as KubernetesObject;
+}
+
 async function stateOf(cluster: string): Promise<string | undefined> {
   const gw = await readGatewayDns(management, NS, 'gw');
   return gw?.status?.clusters?.find((c) => c.cluster === cluster)?.state;
@@ -107,18 +121,7 @@ describe('paused and deleting Clusters', () => {
         health: true,
       },
     );
-    await apply(management, [
-      {
-        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
-        kind: 'GatewayDNS',
-        metadata: { name: 'gw', namespace: NS },
-        spec: {
-          clusterSelector: { matchLabels: { paused: 'test' } },
-          service: 'projectcontour/envoy',
-          resolutionType: 'loadBalancer',
-        },
-      } as KubernetesObject,
-    ]);
+    await apply(management, [envoyGatewayDns('gw', 'paused')]);
     await eventually(async () => expect(await answer()).toBe('192.0.2.61'), 15_000);
   });
 
@@ -180,18 +183,7 @@ describe('paused and deleting Clusters', () => {
       labels: { provisioning: 'test' },
     };
     await registerWorkloadCluster(management, { ...opts, provisioning: true });
-    await apply(management, [
-      {
-        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
-        kind: 'GatewayDNS',
-        metadata: { name: 'gw-new', namespace: NS },
-        spec: {
-          clusterSelector: { matchLabels: { provisioning: 'test' } },
-          service: 'projectcontour/envoy',
-          resolutionType: 'loadBalancer',
-        },
-      } as KubernetesObject,
-    ]);
+    await apply(management, [envoyGatewayDns('gw-new', 'provisioning')]);
     const entry = async () =>
       (await readGatewayDns(management, NS, 'gw-new'))?.status?.clusters?.find(
         (c) => c.cluster === 'cluster-new',
