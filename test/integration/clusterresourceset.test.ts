@@ -106,15 +106,29 @@ describe('ClusterResourceSet install (config/clusterresourceset)', () => {
     ]);
     expect(crds).toContain('dnsrecordsets.connectivity.tanzu.vmware.com');
     expect(crds).toContain('serviceexports.multicluster.x-k8s.io');
-    // Cluster API's record of what it applied.
-    const { stdout: binding } = await kubectl(['get', 'clusterresourcesetbinding', CLUSTER, '-o', 'json']);
-    const applied = (
-      JSON.parse(binding) as { spec: { bindings: { resources: { name: string; applied: boolean }[] }[] } }
-    ).spec.bindings.flatMap((b) => b.resources);
-    expect(applied.map((r) => [r.name, r.applied])).toEqual([
-      ['capi-dns-workload-cluster', true],
-      ['capi-dns-workload-namespaced', true],
-    ]);
+    // Cluster API's record of what it applied: written after the objects, so it may lag them.
+    await eventually(
+      async () => {
+        const { stdout: binding } = await kubectl([
+          'get',
+          'clusterresourcesetbinding',
+          CLUSTER,
+          '-o',
+          'json',
+        ]);
+        const applied = (
+          JSON.parse(binding) as {
+            spec: { bindings?: { resources?: { name: string; applied: boolean }[] }[] };
+          }
+        ).spec.bindings?.flatMap((b) => b.resources ?? []);
+        expect(applied?.map((r) => [r.name, r.applied])).toEqual([
+          ['capi-dns-workload-cluster', true],
+          ['capi-dns-workload-namespaced', true],
+        ]);
+      },
+      30_000,
+      250,
+    );
 
     // A new release: the ConfigMaps regenerated from an overlay with another tag, applied to the management cluster only.
     const overlay = writeOverlay(dir, 'upgrade', path.join(repoRoot(), 'config', 'workload'), [
