@@ -119,6 +119,9 @@ func main() {
 	if err := validateNames(names); err != nil {
 		log.Fatalf("%v", err)
 	}
+	if err := ensureInotifyInstances(len(names)); err != nil {
+		log.Printf("warning: %v", err)
+	}
 
 	ctx, stopSignals := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stopSignals()
