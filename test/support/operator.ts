@@ -34,12 +34,13 @@ function spawnOperator(
   healthListen: string,
   args: string[],
   nodeArgs: string[] = [],
+  dist = path.join(repoRoot(), 'dist'),
 ): ChildProcess {
   return spawn(
     process.execPath,
     [
       ...nodeArgs,
-      path.join(repoRoot(), 'dist', 'operator', 'main.js'),
+      path.join(dist, 'operator', 'main.js'),
       '--kubeconfig',
       kubeconfigPath,
       '--health-listen',
@@ -55,9 +56,11 @@ export async function startOperator(
   kubeconfigPath: string,
   args: string[] = [],
   nodeArgs: string[] = [],
+  /** dist: another build's dist folder (a bench's reference); this repository's by default. */
+  opts: { dist?: string } = {},
 ): Promise<OperatorProcess> {
   const health = `127.0.0.1:${await freePort()}`;
-  const child = spawnOperator(kubeconfigPath, health, args, nodeArgs);
+  const child = spawnOperator(kubeconfigPath, health, args, nodeArgs, opts.dist);
   const logs: string[] = [];
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -106,9 +106,14 @@ export class TestEnv {
       return new TestEnv(info, child, true);
     } catch (err) {
       child.kill('SIGKILL');
-      const tail = readFileSync(logPath, 'utf8').split('\n').slice(-30).join('\n');
+      const lines = readFileSync(logPath, 'utf8').split('\n');
+      // The API servers' own klog lines (one a second each, of 40 clusters) can fill any tail: the
+      // test environment's own lines ("2006/01/02 15:04:05 ...", its log.Fatalf among them) are shown apart.
+      const own = lines.filter((l) => /^\d{4}\/\d\d\/\d\d /.test(l)).slice(-15);
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(`${(err as Error).message}\n--- last lines of the test environment's log ---\n${tail}`);
+      throw new Error(
+        `${(err as Error).message}\n--- the test environment's own last lines ---\n${own.join('\n')}\n--- last lines of its whole log ---\n${lines.slice(-15).join('\n')}`,
+      );
     }
   }
 
