@@ -18,6 +18,11 @@ type stableProxy struct {
 	port  int
 	hosts []string
 
+	// The 127.0.0.1 listener taken when the port was chosen, kept until the first open: every cluster's
+	// port is chosen before any API server starts, and a port closed after choosing it could be handed
+	// out again (to another cluster's proxy, or to an API server's own random port) before its open.
+	reserved net.Listener
+
 	mu      sync.Mutex
 	lns     []net.Listener
 	backend int
@@ -25,11 +30,13 @@ type stableProxy struct {
 }
 
 func newStableProxy() (*stableProxy, error) {
-	port, err := freePort()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	return newProxyAt(port, "127.0.0.1"), nil
+	p := newProxyAt(ln.Addr().(*net.TCPAddr).Port, "127.0.0.1")
+	p.reserved = ln
+	return p, nil
 }
 
 func newProxyAt(port int, hosts ...string) *stableProxy {
@@ -43,7 +50,13 @@ func (p *stableProxy) open(backend int) error {
 		return nil
 	}
 	for _, host := range p.hosts {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(p.port)))
+		var ln net.Listener
+		var err error
+		if host == "127.0.0.1" && p.reserved != nil {
+			ln, p.reserved = p.reserved, nil
+		} else {
+			ln, err = net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(p.port)))
+		}
 		if err != nil {
 			for _, l := range p.lns {
 				l.Close()
@@ -121,6 +134,10 @@ func (p *stableProxy) untrack(conns ...net.Conn) {
 func (p *stableProxy) shut() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.reserved != nil {
+		p.reserved.Close()
+		p.reserved = nil
+	}
 	for _, ln := range p.lns {
 		ln.Close()
 	}
