@@ -9,10 +9,16 @@
 // runs.
 //
 //   node dist/bench/cold-start.js [--clusters 10,25,40] [--runs 2] [--reference ../ref/dist]
-//                                 [--variant "wide=--max-concurrent-writes 128"]
+//                                 [--variant "wide=--max-concurrent-writes 128"] [--rest 60]
+//
+// With --rest S, each cold start is followed by S seconds at rest (nothing changes): every request
+// the API servers count, by verb and resource, the operator's CPU, resident memory and sockets; and
+// once per fleet the same S seconds with no operator, so that what the operator adds is printed
+// apart from what the API servers and Cluster API do by themselves (the goal: nothing but watches).
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -47,11 +53,15 @@ const { values } = parseArgs({
     // Cold starts to run and not count first: the first one after the clusters start pays the
     // API servers' own warm-up (and would fall to whichever build comes first).
     warmup: { type: 'string', default: '1' },
+    // Seconds to stay at rest after each cold start, counting every API request, the operator's CPU,
+    // memory and sockets; then as long again with no operator (what the clusters do by themselves).
+    rest: { type: 'string', default: '0' },
     reference: { type: 'string' },
     // NAME=FLAGS: this build once more, with these operator flags (e.g. "wide=--max-concurrent-writes 128").
     variant: { type: 'string', multiple: true, default: [] },
   },
 });
+const restSeconds = Number(values.rest);
 interface Build {
   name: string;
   dist: string;
@@ -66,6 +76,7 @@ if (values.reference) builds.push({ name: 'reference', dist: path.resolve(values
 
 interface ColdStart {
   ms: number;
+  rest?: AtRest;
   /** Writes of record sets and EndpointSlices the workload API servers counted, in all. */
   requests: number;
   written: number;
@@ -77,12 +88,12 @@ interface ColdStart {
 // builds are measured the same way whatever their own metrics say. The test
 // environment runs every API server in one process with one metrics registry:
 // any cluster's /metrics counts the requests of all of them.
-async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
+async function apiServerMetrics(env: TestEnv, names: string[]): Promise<string> {
   const kc = env.kubeConfig(names[0]!);
   const server = new URL(kc.getCurrentCluster()!.server);
   const opts: https.RequestOptions = { hostname: server.hostname, port: server.port, path: '/metrics' };
   await kc.applyToHTTPSOptions(opts);
-  const text = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     https
       .get(opts, (res) => {
         let body = '';
@@ -94,18 +105,85 @@ async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
       })
       .on('error', reject);
   });
-  let sum = 0;
+}
+
+/** apiserver_request_total summed by "VERB resource" over every line `keep` accepts. */
+function requestsBy(text: string, keep: (labels: string) => boolean): Map<string, number> {
+  const by = new Map<string, number>();
   for (const line of text.split('\n')) {
     const m = /^apiserver_request_total\{(.*)\} ([0-9.e+]+)$/.exec(line);
-    // Only what the operator writes in workload clusters: the API servers write much of their own (leases, CRD status).
-    if (
-      m &&
-      /verb="(POST|PUT|PATCH|APPLY|DELETE)"/.test(m[1]!) &&
-      /resource="(dnsrecordsets|endpointslices)"/.test(m[1]!)
-    )
-      sum += Number(m[2]);
+    if (!m || !keep(m[1]!)) continue;
+    const verb = /verb="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+    const resource = /resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+    const key = `${verb} ${resource}`;
+    by.set(key, (by.get(key) ?? 0) + Number(m[2]));
   }
+  return by;
+}
+
+// Only what the operator writes in workload clusters: the API servers write much of their own (leases, CRD status).
+const isOperatorWrite = (labels: string) =>
+  /verb="(POST|PUT|PATCH|APPLY|DELETE)"/.test(labels) &&
+  /resource="(dnsrecordsets|endpointslices)"/.test(labels);
+
+async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
+  let sum = 0;
+  for (const n of requestsBy(await apiServerMetrics(env, names), isOperatorWrite).values()) sum += n;
   return sum;
+}
+
+/** Every request the API servers counted, by "VERB resource" (theirs, Cluster API's and ours). */
+async function allRequests(env: TestEnv, names: string[]): Promise<Map<string, number>> {
+  return requestsBy(await apiServerMetrics(env, names), () => true);
+}
+
+function difference(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const d = new Map<string, number>();
+  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) d.set(k, v - (before.get(k) ?? 0));
+  return d;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 a second on Linux)
+}
+
+function residentMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
+}
+
+function openSockets(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
+}
+
+/** The operator at rest after its cold start: what it costs while nothing changes. */
+interface AtRest {
+  seconds: number;
+  requests: Map<string, number>;
+  cpuSeconds: number;
+  rssMb: number;
+  sockets: number;
+}
+
+async function measureRest(env: TestEnv, names: string[], seconds: number, pid?: number): Promise<AtRest> {
+  const before = await allRequests(env, names);
+  const cpuBefore = pid ? cpuSeconds(pid) : 0;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const requests = difference(await allRequests(env, names), before);
+  return {
+    seconds,
+    requests,
+    cpuSeconds: pid ? cpuSeconds(pid) - cpuBefore : 0,
+    rssMb: pid ? residentMb(pid) : 0,
+    sockets: pid ? openSockets(pid) : 0,
+  };
 }
 
 async function coldStart(env: TestEnv, names: string[], { dist, flags }: Build): Promise<ColdStart> {
@@ -155,8 +233,15 @@ async function coldStart(env: TestEnv, names: string[], { dist, flags }: Build):
     await eventually(() => Promise.all([ready('gateway'), ready('db')]), 600_000, 200);
     const ms = Date.now() - began;
     const m = await metricsAt(health);
+    // Settled first: the last status writes and the watches' first events are part of the start.
+    let rest: AtRest | undefined;
+    if (restSeconds > 0) {
+      await new Promise((r) => setTimeout(r, 5000));
+      rest = await measureRest(env, names, restSeconds, child.pid);
+    }
     return {
       ms,
+      ...(rest ? { rest } : {}),
       requests: (await writeRequests(env, names)) - requestsBefore,
       written: m['capi_dns_recordsets_written_total'] ?? NaN,
       timeouts,
@@ -204,6 +289,7 @@ async function fleet(count: number, runs: number): Promise<void> {
   const names = Array.from({ length: count }, (_, i) => `c${String(i + 1).padStart(3, '0')}`);
   const began = Date.now();
   const env = await TestEnv.start({ workloadClusters: names });
+  const rests: { build: string; run: number; rest: AtRest }[] = [];
   try {
     await prepareClusters(env, { namespace: NS, workloads: names, recordsNamespace: RECORDS_NS });
     for (const [c, name] of names.entries()) {
@@ -253,7 +339,32 @@ async function fleet(count: number, runs: number): Promise<void> {
         console.log(
           `${String(count).padStart(8)}  ${build.name.padEnd(10)} ${String(run).padStart(3)}  ${String(r.ms).padStart(9)}  ${String(r.written).padStart(12)}  ${String(r.requests).padStart(14)}  ${String(r.timeouts).padStart(8)}  ${String(r.failedReconciles).padStart(17)}   (${loadAverage()})`,
         );
+        if (r.rest) rests.push({ build: build.name, run, rest: r.rest });
       }
+    if (restSeconds > 0) {
+      // The same window with no operator: the API servers' own controllers and Cluster API's.
+      const baseline = await measureRest(env, names, restSeconds);
+      const perMinute = (n: number, seconds: number) => (n * 60) / seconds / count;
+      const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `    at rest, ${restSeconds} s after each cold start; requests per minute per cluster, beyond the ${perMinute(total(baseline.requests), restSeconds).toFixed(1)} a minute per cluster that the clusters make with no operator running:`,
+      );
+      for (const { build, run, rest } of rests) {
+        const extra = new Map<string, number>();
+        for (const [k, v] of rest.requests) {
+          const beyond = v - (baseline.requests.get(k) ?? 0);
+          if (beyond > 0) extra.set(k, beyond);
+        }
+        const detail = [...extra]
+          .filter(([, v]) => perMinute(v, restSeconds) >= 0.05)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `${k} ${perMinute(v, restSeconds).toFixed(2)}`)
+          .join(', ');
+        console.log(
+          `    ${build} run ${run}: ${perMinute(total(extra), restSeconds).toFixed(2)} a minute per cluster (${detail || 'none'}); operator CPU ${((rest.cpuSeconds * 60) / restSeconds).toFixed(2)} s a minute, resident ${rest.rssMb.toFixed(0)} MB, ${rest.sockets} sockets (${(rest.sockets / count).toFixed(2)} per cluster)`,
+        );
+      }
+    }
   } finally {
     await env.stop();
   }

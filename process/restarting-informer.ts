@@ -1,6 +1,6 @@
 // An informer that does not die. @kubernetes/client-node's ListWatch (what
-// makeInformer builds) re-lists on 410 Gone and re-opens after its own 30 s
-// inactivity timeout but, in 2.x as in 1.x, stops for good on any other error
+// makeInformer builds) re-lists on 410 Gone and re-opens after its inactivity
+// timeout (process/quiet-watch.ts: with bookmarks, 75 s) but, in 2.x as in 1.x, stops for good on any other error
 // (connection refused, 429, 5xx). Wrapped here so that it starts again after
 // errors with jittered exponential backoff, re-lists now and then with jitter
 // (no watch dies silently, even one that went quiet without an error), and
@@ -9,7 +9,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ListWatch,
-  Watch,
   type Informer,
   type KubeConfig,
   type KubernetesObject,
@@ -18,6 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { Backoff, jittered, type BackoffOptions } from './backoff.js';
 import { httpStatus } from './kube-errors.js';
+import { QuietWatch } from './quiet-watch.js';
 import { errorText } from './log.js';
 import { WatchReconnectPolicy } from './watch-reconnect.js';
 
@@ -46,7 +46,7 @@ export function listWatch<T extends KubernetesObject>(spec: ListWatchSpec<T>): L
   const reconnect = new WatchReconnectPolicy();
   const informer = new ListWatch<T>(
     spec.path,
-    new Watch(spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept)),
+    new QuietWatch(spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept)),
     spec.list,
     false,
     spec.labelSelector,
