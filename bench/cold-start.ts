@@ -18,7 +18,6 @@
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -41,6 +40,7 @@ import { repoRoot } from '../test/support/paths.js';
 import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
+import { cpuSeconds, memoryMb, openSockets } from './proc.js';
 
 const NS = 'fleet';
 const APPS = 'apps';
@@ -160,26 +160,6 @@ const OPERATOR_RESOURCES = new Set([
   'customresourcedefinitions',
 ]);
 
-/** CPU seconds (user + system) a process has used, from /proc/PID/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 a second on Linux)
-}
-
-function residentMb(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
-}
-
-function openSockets(pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
-    try {
-      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:');
-    } catch {
-      return false; // closed meanwhile
-    }
-  }).length;
-}
-
 /** The operator at rest after its cold start: what it costs while nothing changes. */
 interface AtRest {
   seconds: number;
@@ -198,7 +178,7 @@ async function measureRest(env: TestEnv, names: string[], seconds: number, pid?:
     seconds,
     requests,
     cpuSeconds: pid ? cpuSeconds(pid) - cpuBefore : 0,
-    rssMb: pid ? residentMb(pid) : 0,
+    rssMb: pid ? memoryMb(pid) : 0,
     sockets: pid ? openSockets(pid) : 0,
   };
 }

@@ -35,6 +35,7 @@ import {
   writeWorkload,
   type ServerProcess,
 } from './dns-load.js';
+import { memoryMb } from './proc.js';
 
 const BIG = 'big.xcc.test';
 /** The pod's socket buffer sysctls, as config/dns-server/deployment.yaml sets them. */
@@ -89,11 +90,6 @@ function framed(msg: Buffer): Buffer {
   out.writeUInt16BE(msg.length, 0);
   msg.copy(out, 2);
   return out;
-}
-
-function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? 0) / 1024;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -31,15 +31,11 @@ import {
   ZONE,
   type PerfResult,
 } from './dns-load.js';
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024;
-}
+import { memoryMb } from './proc.js';
 
 /** VmRSS of a process and of its children (the --workers processes). */
 function treeRssMb(pid: number): number {
-  let total = rssMb(pid);
+  let total = memoryMb(pid);
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
     for (const child of children ? children.split(' ') : []) total += treeRssMb(Number(child));
@@ -117,7 +113,7 @@ async function main(): Promise<void> {
     processes.push(ours);
     const metrics = await (await fetch(`http://127.0.0.1:${ours.healthPort}/metrics`)).text();
     const served = Number(/capi_dns_server_records (\d+)/.exec(metrics)?.[1]);
-    const rssLoaded = rssMb(ours.child.pid!);
+    const rssLoaded = memoryMb(ours.child.pid!);
     const nsd = await startNsd(
       ZONE,
       zoneFile(load.zone, {
@@ -186,7 +182,7 @@ async function main(): Promise<void> {
       }
     }
 
-    const rssAfter = rssMb(ours.child.pid!);
+    const rssAfter = memoryMb(ours.child.pid!);
     // Latency while the records file changes and everything is rebuilt (in a worker thread):
     // queries go on being answered from the previous data.
     const rebuildQps = Math.round(Math.min(...results.get('dns-server')!.map((r) => r.halfQps)));
@@ -197,7 +193,7 @@ async function main(): Promise<void> {
       `${readFileSync(load.recordsFile, 'utf8')}---\n${stringify(asRecordSets([{ name: `extra.${ZONE}`, type: 'A', ttl: 30, values: ['10.9.9.9'] }], 1)[0])}`,
     );
     const rebuild = await duringRebuild;
-    const rssRebuilt = rssMb(ours.child.pid!);
+    const rssRebuilt = memoryMb(ours.child.pid!);
 
     const out: string[] = ['', `summary of ${runs} interleaved runs (${loadAverage()}):`];
     const nsdRuns = results.get('nsd')!;

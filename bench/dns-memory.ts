@@ -13,7 +13,6 @@
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
@@ -25,6 +24,7 @@ import { repoRoot } from '../test/support/paths.js';
 import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
+import { memoryMb } from './proc.js';
 
 const CLUSTER = 'cluster-mem';
 
@@ -47,12 +47,6 @@ const builds: [string, string][] = [['this', path.join(repoRoot(), 'dist')]];
 if (values.reference) builds.push(['reference', path.resolve(values.reference)]);
 const sizes = values.sizes!.split(',').map(Number);
 const runs = Number(values.runs);
-
-/** Resident memory of `pid` in MB, from /proc (VmRSS now, or VmHWM: the peak so far). */
-function mb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,7 +104,7 @@ async function measure(
   try {
     const pid = child.pid!;
     await until('the first full build', () => rebuilt(log, records) > 0);
-    const loadPeak = mb(pid, 'VmHWM');
+    const loadPeak = memoryMb(pid, 'VmHWM');
     // Settled: the build thread has ended (large zones: at once) and the kernel has the memory back.
     await until(
       'the build thread to end',
@@ -118,13 +112,13 @@ async function measure(
       90_000,
     ).catch(() => undefined);
     await sleep(10_000);
-    const settled = mb(pid, 'VmRSS');
+    const settled = memoryMb(pid, 'VmRSS');
     const before = rebuilt(log, records);
     await change();
     await until('the rebuild', () => rebuilt(log, records) > before);
-    const rebuildPeak = mb(pid, 'VmHWM');
+    const rebuildPeak = memoryMb(pid, 'VmHWM');
     await sleep(10_000);
-    const settledAfterRebuild = mb(pid, 'VmRSS');
+    const settledAfterRebuild = memoryMb(pid, 'VmRSS');
     const failedBuilds = log.filter((l) => l.msg === 'zone build failed; serving the previous data').length;
     return { loadPeak, settled, rebuildPeak, settledAfterRebuild, failedBuilds };
   } finally {
@@ -137,7 +131,7 @@ async function emptyPeak(dist: string, kubeconfig: string): Promise<number> {
   try {
     await until('serving', () => rebuilt(log, 0) > 0);
     await sleep(2000);
-    return mb(child.pid!, 'VmHWM');
+    return memoryMb(child.pid!, 'VmHWM');
   } finally {
     await stopChild(child, 5000);
   }

@@ -31,17 +31,14 @@
 //   npm run build && node dist/bench/endpoint-propagation.js [--clusters 10] [--pods 100] [--changes 40] [--mirror] [--local-first]
 //     [--dns-servers K] [--reference ../ref/dist] [--runs 2]
 //     [--build-worker-idle 0s]   (the dns-servers' flag: 0s is a fresh build thread per rebuild, as before ADR 0103)
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg, release } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
   CoreV1Api,
-  CustomObjectsApi,
   DiscoveryV1Api,
   makeInformer,
-  type KubernetesListObject,
   type KubernetesObject,
   type V1EndpointSlice,
 } from '@kubernetes/client-node';
@@ -50,10 +47,12 @@ import { ensureNamespace } from '../test/support/capi.js';
 import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
 import { apply, eventually, startRestarting } from '../test/support/kube.js';
-import { metricsAt, readRecordSet, startOperator } from '../test/support/operator.js';
+import { metricsAt, readRecordSet, recordSetInformer, startOperator } from '../test/support/operator.js';
 import { repoRoot } from '../test/support/paths.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { TestEnv } from '../test/support/testenv.js';
+import { machine } from './dns-load.js';
+import { memoryMb } from './proc.js';
 
 const NS = 'bench';
 const APPS = 'apps';
@@ -179,12 +178,6 @@ function spread(total: number, count: number): number[] {
   return [...new Set(Array.from({ length: count }, (_, i) => Math.round((i * (total - 1)) / (count - 1))))];
 }
 
-function residentMb(pid: number | undefined): number {
-  const status = pid ? readFileSync(`/proc/${pid}/status`, 'utf8') : '';
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
-}
-
 /**
  * Watches, in every cluster, the record set of the first cluster's pods and notes when its record
  * count last changed there (0: no set, as after every pod went unready).
@@ -198,34 +191,18 @@ async function watchRecordSets(
   const setName = recordSetName(NS, 'db', names[0]!);
   const stops: (() => Promise<void>)[] = [];
   for (const name of names) {
-    const kc = env.kubeConfig(name);
-    const custom = kc.makeApiClient(CustomObjectsApi);
-    const informer = makeInformer<RecordSetLike>(
-      kc,
-      '/apis/connectivity.tanzu.vmware.com/v1alpha1/namespaces/capi-dns/dnsrecordsets',
-      () =>
-        custom.listNamespacedCustomObject({
-          group: 'connectivity.tanzu.vmware.com',
-          version: 'v1alpha1',
-          namespace: 'capi-dns',
-          plural: 'dnsrecordsets',
-        }) as Promise<KubernetesListObject<RecordSetLike>>,
-    );
+    const informer = recordSetInformer(env.kubeConfig(name));
     const seen = (records: number) => {
       if (count.get(name) === records) return;
       count.set(name, records);
       changedAt.set(name, performance.now());
     };
-    informer.on('add', (o) => o.metadata?.name === setName && seen(o.spec?.records?.length ?? 0));
-    informer.on('update', (o) => o.metadata?.name === setName && seen(o.spec?.records?.length ?? 0));
+    informer.on('add', (o) => o.metadata?.name === setName && seen(o.spec.records.length));
+    informer.on('update', (o) => o.metadata?.name === setName && seen(o.spec.records.length));
     informer.on('delete', (o) => o.metadata?.name === setName && seen(0));
     stops.push(await startRestarting(informer));
   }
   return { changedAt, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
-}
-
-interface RecordSetLike extends KubernetesObject {
-  spec?: { records?: unknown[] };
 }
 
 async function run(o: RunOptions): Promise<void> {
@@ -443,7 +420,7 @@ async function run(o: RunOptions): Promise<void> {
         (1000 * (operatorAfter.sum - operatorBefore.sum)) /
         Math.max(1, operatorAfter.count - operatorBefore.count);
       m.rebuildMs = rebuildMs;
-      m.rssMb = residentMb(op.child.pid);
+      m.rssMb = op.child.pid ? memoryMb(op.child.pid) : NaN;
       // An event that changes nothing the GatewayDNS publishes: the slice's pods on another node.
       const beforeNoop = await written();
       await slice(1, true, `node-${Date.now()}`);
@@ -471,7 +448,7 @@ async function run(o: RunOptions): Promise<void> {
       [
         `${clusterCount} clusters x ${podCount} pods (${all} endpoints), dns-servers in ${servers.length}, answer ${localFirst ? 'localFirst' : 'all'}, dns-server --build-worker-idle ${buildWorkerIdle ?? 'default'}, ${o.changes} readiness changes of ${podCount} pods in one cluster per run`,
         `  record sets of the GatewayDNS, merged: ${set.records} records, ${set.octets} octets of spec (JSON), all pods ready`,
-        `  machine: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, Linux ${release()}, Node ${process.version}`,
+        machine(),
         ...results.flatMap((m, i) => [
           `run ${Math.floor(i / o.builds.length) + 1}, ${m.build} (load ${m.load.toFixed(1)} at start):`,
           `  answer in every dns-server:        ${dist(m.latencies)}`,

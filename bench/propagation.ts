@@ -5,23 +5,19 @@
 //
 //   npm run build && node dist/bench/propagation.js [--clusters 2,10] [--changes 60]
 import { parseArgs } from 'node:util';
-import {
-  CustomObjectsApi,
-  makeInformer,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { TestEnv } from '../test/support/testenv.js';
 import { apply, startRestarting } from '../test/support/kube.js';
-import { setLoadBalancer, startOperator } from '../test/support/operator.js';
+import {
+  recordSetInformer,
+  setLoadBalancer,
+  startOperator,
+  type RecordSetObject,
+} from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
 
 const NS = 'bench';
 const SET = `${NS}.gw`;
-
-interface RecordSetLike extends KubernetesObject {
-  spec?: { records?: { name: string; values: string[] }[] };
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
@@ -47,26 +43,15 @@ async function run(clusterCount: number, changes: number): Promise<void> {
     const wanted = `*.gateway.${names[0]}.${NS}.clusters.xcc.test`;
     for (const name of names) {
       const kc = env.kubeConfig(name);
-      const custom = kc.makeApiClient(CustomObjectsApi);
-      const seen = (obj: RecordSetLike) => {
+      const seen = (obj: RecordSetObject) => {
         const value = obj.spec?.records?.find((r) => r.name === wanted)?.values.join(',') ?? '';
         if (current.get(name) === value) return;
         current.set(name, value);
         arrivals.set(`${name}|${value}`, performance.now());
         waiters.splice(0).forEach((w) => w());
       };
-      const informer = makeInformer<RecordSetLike>(
-        kc,
-        '/apis/connectivity.tanzu.vmware.com/v1alpha1/namespaces/capi-dns/dnsrecordsets',
-        () =>
-          custom.listNamespacedCustomObject({
-            group: 'connectivity.tanzu.vmware.com',
-            version: 'v1alpha1',
-            namespace: 'capi-dns',
-            plural: 'dnsrecordsets',
-          }) as Promise<KubernetesListObject<RecordSetLike>>,
-      );
-      const onObject = (obj: RecordSetLike) => {
+      const informer = recordSetInformer(kc);
+      const onObject = (obj: RecordSetObject) => {
         // The source cluster's own record set (one per source cluster) holds the name watched.
         if (obj.metadata?.name === `${SET}.${names[0]}`) seen(obj);
       };

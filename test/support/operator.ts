@@ -5,7 +5,11 @@ import path from 'node:path';
 import {
   CoreV1Api,
   CustomObjectsApi,
+  makeInformer,
   PatchStrategy,
+  type Informer,
+  type ObjectCache,
+  type KubernetesListObject,
   setHeaderOptions,
   type KubeConfig,
   type V1LoadBalancerIngress,
@@ -157,6 +161,24 @@ export async function setLoadBalancer(
 export interface RecordSetObject {
   metadata: { name: string; resourceVersion: string; labels?: Record<string, string> };
   spec: { records: { name: string; type: string; ttl?: number; values: string[] }[] };
+}
+
+/** An informer (not started) of a cluster's DNSRecordSets in one namespace, as the benches watch them. */
+export function recordSetInformer(
+  kc: KubeConfig,
+  namespace = 'capi-dns',
+): Informer<RecordSetObject> & ObjectCache<RecordSetObject> {
+  return makeInformer<RecordSetObject>(
+    kc,
+    `/apis/connectivity.tanzu.vmware.com/v1alpha1/namespaces/${namespace}/dnsrecordsets`,
+    () =>
+      kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+        group: 'connectivity.tanzu.vmware.com',
+        version: 'v1alpha1',
+        namespace,
+        plural: 'dnsrecordsets',
+      }) as Promise<KubernetesListObject<RecordSetObject>>,
+  );
 }
 
 export async function listRecordSets(kc: KubeConfig, namespace = 'capi-dns'): Promise<RecordSetObject[]> {
