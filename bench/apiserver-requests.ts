@@ -1,0 +1,105 @@
+// The API servers' own count of requests (apiserver_request_total), for the benches that ask what
+// the operator costs the clusters: counted there, every build is measured the same way whatever its
+// own metrics say.
+import https from 'node:https';
+import type { TestEnv } from '../test/support/testenv.js';
+import { cpuSeconds, memoryMb, openSockets } from './proc.js';
+
+// Counted by the API servers themselves (apiserver_request_total), so both
+// builds are measured the same way whatever their own metrics say. The test
+// environment runs every API server in one process with one metrics registry:
+// any cluster's /metrics counts the requests of all of them.
+export async function apiServerMetrics(env: TestEnv, names: string[]): Promise<string> {
+  const kc = env.kubeConfig(names[0]!);
+  const server = new URL(kc.getCurrentCluster()!.server);
+  const opts: https.RequestOptions = { hostname: server.hostname, port: server.port, path: '/metrics' };
+  await kc.applyToHTTPSOptions(opts);
+  return new Promise<string>((resolve, reject) => {
+    https
+      .get(opts, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: HTTP ${res.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+/** apiserver_request_total summed by "VERB resource" over every line `keep` accepts. */
+export function requestsBy(text: string, keep: (labels: string) => boolean): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^apiserver_request_total\{(.*)\} ([0-9.e+]+)$/.exec(line);
+    if (!m || !keep(m[1]!)) continue;
+    const verb = /verb="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+    const resource = /resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
+    const key = `${verb} ${resource}`;
+    by.set(key, (by.get(key) ?? 0) + Number(m[2]));
+  }
+  return by;
+}
+
+// Only what the operator writes in workload clusters: the API servers write much of their own (leases, CRD status).
+export const isOperatorWrite = (labels: string) =>
+  /verb="(POST|PUT|PATCH|APPLY|DELETE)"/.test(labels) &&
+  /resource="(dnsrecordsets|endpointslices)"/.test(labels);
+
+export async function writeRequests(env: TestEnv, names: string[]): Promise<number> {
+  let sum = 0;
+  for (const n of requestsBy(await apiServerMetrics(env, names), isOperatorWrite).values()) sum += n;
+  return sum;
+}
+
+/** Every request the API servers counted, by "VERB resource" (theirs, Cluster API's and ours). */
+export async function allRequests(env: TestEnv, names: string[]): Promise<Map<string, number>> {
+  return requestsBy(await apiServerMetrics(env, names), () => true);
+}
+
+export function difference(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const d = new Map<string, number>();
+  for (const [k, v] of after) if (v - (before.get(k) ?? 0) > 0) d.set(k, v - (before.get(k) ?? 0));
+  return d;
+}
+
+/** What the operator lists, watches or writes, in the management and the workload clusters. */
+export const OPERATOR_RESOURCES = new Set([
+  'clusters',
+  'gatewaydns',
+  'secrets',
+  'namespaces',
+  'services',
+  'endpointslices',
+  'nodes',
+  'configmaps',
+  'dnsrecordsets',
+  'serviceexports',
+  'serviceimports',
+  'clusterproperties',
+  'customresourcedefinitions',
+]);
+
+/** The operator at rest after its cold start: what it costs while nothing changes. */
+export interface AtRest {
+  seconds: number;
+  requests: Map<string, number>;
+  cpuSeconds: number;
+  rssMb: number;
+  sockets: number;
+}
+
+export async function measureRest(env: TestEnv, names: string[], seconds: number, pid?: number): Promise<AtRest> {
+  const before = await allRequests(env, names);
+  const cpuBefore = pid ? cpuSeconds(pid) : 0;
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const requests = difference(await allRequests(env, names), before);
+  return {
+    seconds,
+    requests,
+    cpuSeconds: pid ? cpuSeconds(pid) - cpuBefore : 0,
+    rssMb: pid ? memoryMb(pid) : 0,
+    sockets: pid ? openSockets(pid) : 0,
+  };
+}

@@ -1,0 +1,771 @@
+// The operator's cost as the fleet grows (issue 21): N workload clusters (real API servers,
+// test/testenv) in teams of --team-size clusters, each team a management namespace that is also a
+// ClusterSet. Every cluster homes --services Services of every kind (LoadBalancer, ClusterIP,
+// NodePort, headless), each named by a GatewayDNS that selects that cluster (all four resolution
+// types, one in ten with spec.mirror, two in ten answering localFirst) and each exported with a
+// ServiceExport; a team's dns-servers are those of the first team only (the changes are made there).
+// At each N, for every build (this one, --reference another, interleaved run by run):
+//   - bare: the operator over the clusters with no object yet, settled: its resident memory;
+//   - cold start: nothing written anywhere (no record set, mirror, ServiceImport, no status), the
+//     operator starts; until every GatewayDNS and every ServiceExport is Ready; the requests it took
+//     per cluster (as the API servers count them);
+//   - at rest (--rest S): requests a minute per cluster beyond what the clusters make with no
+//     operator, the operator's CPU a minute, resident memory, sockets and watches per cluster;
+//   - per change: a LoadBalancer address of the first cluster changes (as a cloud controller writes
+//     it); until every dns-server of the team answers it; p50/p99 over --changes; writes per change;
+//   - a workload API server stopped and started again: until the GatewayDNS of a Service there says
+//     Unreachable, then until it says Ready again and the first change after it is answered there.
+// Then the fit over N: resident memory, cold start and requests against clusters and objects.
+//
+//   npm run build && node dist/bench/scale.js [--clusters 10,25,50] [--team-size 10] [--services 10]
+//     [--changes 20] [--rest 60] [--runs 2] [--reference ../ref/dist]
+//
+// (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  DiscoveryV1Api,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { decode } from 'dns-packet';
+import {
+  CLUSTERSET_LABEL,
+  CONTROLLER_NAME,
+  DNSRECORDSET_PLURAL,
+  GATEWAYDNS_PLURAL,
+  GROUP,
+  MANAGED_BY_LABEL,
+  VERSION,
+  type ResolutionType,
+} from '../api/index.js';
+import { CLUSTER_API, ensureNamespace } from '../test/support/capi.js';
+import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
+import { writeEndpointSlice } from '../test/support/endpointslices.js';
+import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
+import { metricsAt, setLoadBalancer, startOperator, type OperatorProcess } from '../test/support/operator.js';
+import { repoRoot } from '../test/support/paths.js';
+import { prepareClusters } from '../test/support/prepare.js';
+import { startCluster, stopCluster, TestEnv } from '../test/support/testenv.js';
+import {
+  allRequests,
+  apiServerMetrics,
+  difference,
+  measureRest,
+  OPERATOR_RESOURCES,
+  type AtRest,
+} from './apiserver-requests.js';
+import { loadAverage, machine } from './dns-load.js';
+import { memoryMb } from './proc.js';
+
+const APPS = 'apps';
+const MIRROR_NS = 'mirror';
+const RECORDS_NS = 'capi-dns';
+const MCS = { group: 'multicluster.x-k8s.io', version: 'v1beta1' };
+const CLUSTER_LABEL = 'scale.capi-dns.test/cluster';
+
+const { values } = parseArgs({
+  options: {
+    clusters: { type: 'string', default: '10,25,50' },
+    'team-size': { type: 'string', default: '10' },
+    services: { type: 'string', default: '10' },
+    changes: { type: 'string', default: '20' },
+    rest: { type: 'string', default: '60' },
+    runs: { type: 'string', default: '2' },
+    reference: { type: 'string' },
+  },
+});
+const teamSize = Number(values['team-size']);
+const servicesPerCluster = Number(values.services);
+const changeCount = Number(values.changes);
+const restSeconds = Number(values.rest);
+
+interface Build {
+  name: string;
+  dist: string;
+}
+const builds: Build[] = [{ name: 'this', dist: path.join(repoRoot(), 'dist') }];
+if (values.reference) builds.push({ name: 'reference', dist: path.resolve(values.reference) });
+
+/** What the k-th Service of a cluster is, and how its GatewayDNS names it. */
+interface ServiceKind {
+  type: 'LoadBalancer' | 'ClusterIP' | 'NodePort' | 'Headless';
+  resolution: ResolutionType;
+  mirror?: boolean;
+  localFirst?: boolean;
+}
+const KINDS: ServiceKind[] = [
+  { type: 'LoadBalancer', resolution: 'loadBalancer' },
+  { type: 'LoadBalancer', resolution: 'loadBalancer', mirror: true },
+  { type: 'ClusterIP', resolution: 'clusterIP' },
+  { type: 'ClusterIP', resolution: 'clusterIP', localFirst: true },
+  { type: 'NodePort', resolution: 'nodePort' },
+  { type: 'Headless', resolution: 'headless' },
+  { type: 'Headless', resolution: 'headless', localFirst: true },
+  { type: 'LoadBalancer', resolution: 'loadBalancer' },
+  { type: 'ClusterIP', resolution: 'clusterIP' },
+  { type: 'Headless', resolution: 'headless' },
+];
+const kindOf = (k: number): ServiceKind => KINDS[k % KINDS.length]!;
+const serviceName = (k: number) => `svc-${k}`;
+/** The GatewayDNS of a cluster's k-th Service, and its gatewayLabel (unique in the namespace). */
+const gatewayName = (cluster: string, k: number) => `${cluster}-${serviceName(k)}`;
+
+interface Fleet {
+  env: TestEnv;
+  names: string[];
+  teams: { namespace: string; clusters: string[] }[];
+  teamOf: Map<string, string>;
+  objects: { gatewayDns: number; serviceExports: number };
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Runs fn over items, `width` at a time. */
+async function inParallel<T>(
+  items: T[],
+  width: number,
+  fn: (item: T, i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+/** A Node as a kubelet registers it (no kubelets here): the nodePort type's addresses. */
+async function registerNode(kc: KubeConfig, c: number): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNode({ body: { metadata: { name: 'node-1' } } });
+  await core.replaceNodeStatus({
+    name: 'node-1',
+    body: {
+      metadata: { name: 'node-1' },
+      status: {
+        addresses: [{ type: 'InternalIP', address: `10.250.${c >> 8}.${c & 255}` }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: new Date(),
+            lastTransitionTime: new Date(),
+          },
+        ],
+      },
+    },
+  });
+}
+
+/** The cluster's Services, their endpoints and their ServiceExports. */
+async function populateCluster(kc: KubeConfig, c: number): Promise<void> {
+  await ensureNamespace(kc, APPS);
+  await ensureNamespace(kc, MIRROR_NS);
+  await installCrds(kc, readManifests(path.join(repoRoot(), 'crds', 'mcs')));
+  await registerNode(kc, c);
+  const core = kc.makeApiClient(CoreV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  for (let k = 0; k < servicesPerCluster; k++) {
+    const kind = kindOf(k);
+    const name = serviceName(k);
+    const ports = [{ name: 'http', port: 80, protocol: 'TCP' }];
+    if (kind.type === 'LoadBalancer') await setLoadBalancer(kc, APPS, name, [{ ip: `172.16.${c}.${k}` }]);
+    else
+      await core.createNamespacedService({
+        namespace: APPS,
+        body: {
+          metadata: { name },
+          spec: {
+            ...(kind.type === 'Headless' ? { clusterIP: 'None' } : { type: kind.type }),
+            selector: { app: name },
+            ports,
+          },
+        },
+      });
+    await writeEndpointSlice(kc, {
+      namespace: APPS,
+      service: name,
+      name: `${name}-x`,
+      addressType: 'IPv4',
+      endpoints: Array.from({ length: 3 }, (_, i) => ({
+        pod: `${name}-${i}`,
+        address: `10.${100 + (c % 100)}.${(c >> 8) * 16 + k}.${i + 1}`,
+        hostname: `${name}-${i}`,
+        ready: true,
+      })),
+      ports: [{ name: 'http', port: 80 }],
+    });
+    await custom.createNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceexports',
+      body: { apiVersion: `${MCS.group}/${MCS.version}`, kind: 'ServiceExport', metadata: { name } },
+    });
+  }
+}
+
+function gatewayDnsObject(team: string, cluster: string, k: number): KubernetesObject {
+  const kind = kindOf(k);
+  const name = gatewayName(cluster, k);
+  return {
+    apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+    kind: 'GatewayDNS',
+    metadata: { name, namespace: team },
+    spec: {
+      clusterSelector: { matchLabels: { [CLUSTER_LABEL]: cluster } },
+      service: `${APPS}/${serviceName(k)}`,
+      resolutionType: kind.resolution,
+      gatewayLabel: name,
+      ...(kind.localFirst ? { answer: 'localFirst' } : {}),
+      ...(kind.mirror ? { mirror: { namespace: MIRROR_NS, name } } : {}),
+    },
+  } as KubernetesObject;
+}
+
+async function startFleet(count: number): Promise<Fleet> {
+  const names = Array.from({ length: count }, (_, i) => `c${pad(i + 1, 3)}`);
+  const teams = Array.from({ length: Math.ceil(count / teamSize) }, (_, t) => ({
+    namespace: `team-${pad(t, 2)}`,
+    clusters: names.slice(t * teamSize, (t + 1) * teamSize),
+  }));
+  const teamOf = new Map(teams.flatMap((t) => t.clusters.map((c) => [c, t.namespace] as const)));
+  const began = Date.now();
+  const env = await TestEnv.start({ workloadClusters: names, timeoutMs: 1_200_000 });
+  try {
+    const management = env.kubeConfig('management');
+    for (const team of teams) {
+      await prepareClusters(env, {
+        namespace: team.namespace,
+        workloads: team.clusters,
+        recordsNamespace: RECORDS_NS,
+      });
+      await management
+        .makeApiClient(CoreV1Api)
+        .patchNamespace(
+          { name: team.namespace, body: { metadata: { labels: { [CLUSTERSET_LABEL]: team.namespace } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+      const custom = management.makeApiClient(CustomObjectsApi);
+      for (const cluster of team.clusters)
+        await custom.patchNamespacedCustomObject(
+          {
+            ...CLUSTER_API,
+            namespace: team.namespace,
+            name: cluster,
+            body: { metadata: { labels: { [CLUSTER_LABEL]: cluster } } },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+    }
+    process.stderr.write(`${count} workload clusters registered in ${Date.now() - began} ms\n`);
+    return { env, names, teams, teamOf, objects: { gatewayDns: 0, serviceExports: 0 } };
+  } catch (err) {
+    await env.stop();
+    throw err;
+  }
+}
+
+/** The objects the operator serves: Services, endpoints and exports in every cluster, the GatewayDNS. */
+async function populate(fleet: Fleet): Promise<void> {
+  const began = Date.now();
+  await inParallel(fleet.names, 8, (name, c) => populateCluster(fleet.env.kubeConfig(name), c));
+  const gateways = fleet.names.flatMap((cluster) =>
+    Array.from({ length: servicesPerCluster }, (_, k) =>
+      gatewayDnsObject(fleet.teamOf.get(cluster)!, cluster, k),
+    ),
+  );
+  const management = fleet.env.kubeConfig('management');
+  await inParallel(gateways, 8, async (g) => void (await apply(management, [g])));
+  fleet.objects = { gatewayDns: gateways.length, serviceExports: fleet.names.length * servicesPerCluster };
+  process.stderr.write(
+    `${fleet.objects.gatewayDns} GatewayDNS, ${fleet.objects.serviceExports} ServiceExports in ${Date.now() - began} ms\n`,
+  );
+}
+
+interface Conditioned extends KubernetesObject {
+  status?: {
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; observedGeneration?: number }[];
+    clusters?: { cluster: string; state: string }[];
+  };
+}
+
+const isReady = (o: Conditioned, observed: number | undefined) =>
+  observed === o.metadata?.generation &&
+  o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
+/**
+ * Every GatewayDNS (in the management cluster) and every ServiceExport (in every workload cluster)
+ * as watches show them: the bench's own requests are one watch each, opened once per fleet.
+ */
+class Readiness {
+  readonly gateways = new Map<string, Conditioned>();
+  readonly exports = new Map<string, Conditioned>();
+  private waiters: (() => void)[] = [];
+  private stops: (() => Promise<void>)[] = [];
+
+  static async watch(fleet: Fleet): Promise<Readiness> {
+    const r = new Readiness();
+    const management = fleet.env.kubeConfig('management');
+    const custom = management.makeApiClient(CustomObjectsApi);
+    const gateways = makeInformer<Conditioned>(
+      management,
+      `/apis/${GROUP}/${VERSION}/${GATEWAYDNS_PLURAL}`,
+      () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: GATEWAYDNS_PLURAL }),
+    );
+    const keep = (into: Map<string, Conditioned>, prefix: string) => (o: Conditioned) => {
+      into.set(`${prefix}${o.metadata?.namespace}/${o.metadata?.name}`, o);
+      r.changed();
+    };
+    gateways.on('add', keep(r.gateways, ''));
+    gateways.on('update', keep(r.gateways, ''));
+    r.stops.push(await startRestarting(gateways));
+    await inParallel(fleet.names, 8, async (name) => {
+      const kc = fleet.env.kubeConfig(name);
+      const api = kc.makeApiClient(CustomObjectsApi);
+      const informer = makeInformer<Conditioned>(
+        kc,
+        `/apis/${MCS.group}/${MCS.version}/namespaces/${APPS}/serviceexports`,
+        () => api.listNamespacedCustomObject({ ...MCS, namespace: APPS, plural: 'serviceexports' }),
+      );
+      informer.on('add', keep(r.exports, `${name}|`));
+      informer.on('update', keep(r.exports, `${name}|`));
+      r.stops.push(await startRestarting(informer));
+    });
+    return r;
+  }
+
+  private changed(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    waiters.forEach((w) => w());
+  }
+
+  /** Resolves once pred holds of what the watches show (checked on every event). */
+  async until(pred: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1000));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  readyCounts(): { gateways: number; exports: number } {
+    let gateways = 0;
+    for (const g of this.gateways.values()) if (isReady(g, g.status?.observedGeneration)) gateways++;
+    let exports = 0;
+    for (const e of this.exports.values())
+      if (isReady(e, e.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration)) exports++;
+    return { gateways, exports };
+  }
+
+  clusterState(namespace: string, gateway: string, cluster: string): string | undefined {
+    return this.gateways.get(`${namespace}/${gateway}`)?.status?.clusters?.find((c) => c.cluster === cluster)
+      ?.state;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.stops.map((s) => s()));
+  }
+}
+
+const ours = `${MANAGED_BY_LABEL}=${CONTROLLER_NAME}`;
+
+/** Nothing the operator writes is left: a run starts from an empty fleet but for the inputs. */
+async function clearOutputs(fleet: Fleet): Promise<void> {
+  const management = fleet.env.kubeConfig('management').makeApiClient(CustomObjectsApi);
+  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  await inParallel(fleet.names, 8, async (cluster) => {
+    const kc = fleet.env.kubeConfig(cluster);
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const core = kc.makeApiClient(CoreV1Api);
+    const discovery = kc.makeApiClient(DiscoveryV1Api);
+    await custom.deleteCollectionNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: RECORDS_NS,
+      plural: DNSRECORDSET_PLURAL,
+    });
+    await custom.deleteCollectionNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceimports',
+    });
+    for (const ns of [APPS, MIRROR_NS]) {
+      await discovery.deleteCollectionNamespacedEndpointSlice({ namespace: ns, labelSelector: ours });
+      const services = await core.listNamespacedService({ namespace: ns, labelSelector: ours });
+      for (const s of services.items)
+        await core.deleteNamespacedService({ namespace: ns, name: s.metadata!.name! });
+    }
+    for (let k = 0; k < servicesPerCluster; k++)
+      await custom.patchNamespacedCustomObjectStatus(
+        { ...MCS, namespace: APPS, plural: 'serviceexports', name: serviceName(k), body: { status: null } },
+        mergePatch,
+      );
+  });
+  await inParallel(fleet.names, 8, async (cluster) => {
+    for (let k = 0; k < servicesPerCluster; k++)
+      await management.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace: fleet.teamOf.get(cluster)!,
+          plural: GATEWAYDNS_PLURAL,
+          name: gatewayName(cluster, k),
+          body: { status: null },
+        },
+        mergePatch,
+      );
+  });
+}
+
+let queryId = 1;
+/** The A addresses a dns-server answers for name, over TCP. */
+async function addresses(port: number, name: string): Promise<string[]> {
+  const labels = name.split('.');
+  const id = (queryId = (queryId + 1) & 0xffff);
+  const q = Buffer.concat([
+    Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0, 0, 1, 0, 1]),
+  ]);
+  const response = decode(await exchange(port, q, 'tcp', 1000));
+  return (response.answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data] : []));
+}
+
+/** Until every server answers `ip` for name (asked every 20 ms: a precomputed answer is cheap). */
+async function answeredEverywhere(
+  servers: DnsProcess[],
+  name: string,
+  ip: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await eventually(
+    async () => {
+      const answers = await Promise.all(
+        servers.map((s) => addresses(s.port, name).catch((): string[] => [])),
+      );
+      if (!answers.every((a) => a.includes(ip))) throw new Error(`${name} not yet ${ip} everywhere`);
+    },
+    timeoutMs,
+    20,
+  );
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/** Watches open in the API servers on what the operator watches (the gauge every API server shares). */
+async function watchesOpen(fleet: Fleet): Promise<number> {
+  const text = await apiServerMetrics(fleet.env, fleet.names);
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^apiserver_longrunning_requests\{(.*)\} ([0-9.e+]+)$/.exec(line);
+    if (!m || !/verb="WATCH"/.test(m[1]!)) continue;
+    if (OPERATOR_RESOURCES.has(/resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '')) sum += Number(m[2]);
+  }
+  return sum;
+}
+
+/** Resolves once the operator has made no reconcile for 2 s. */
+async function settled(op: OperatorProcess): Promise<void> {
+  let last = -1;
+  for (;;) {
+    const m = await metricsAt(op.health);
+    const now = (m['capi_dns_reconciles_total'] ?? 0) + (m['capi_dns_workload_writes_total'] ?? 0);
+    if (now === last) return;
+    last = now;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+// Every management namespace (the teams'): the default.
+const OPERATOR_ARGS = ['--no-leader-elect', '--no-manage-corefiles'];
+
+interface Run {
+  build: string;
+  run: number;
+  bareMb: number;
+  coldMs: number;
+  coldRequestsPerCluster: number;
+  rest: AtRest;
+  watchesPerCluster: number;
+  changeMs: number[];
+  writesPerChange: number;
+  toUnreachableMs: number;
+  toReadyMs: number;
+  load: string;
+}
+
+async function measureRun(
+  fleet: Fleet,
+  build: Build,
+  run: number,
+  readiness: Readiness,
+  servers: DnsProcess[],
+  bareMb: number,
+  watchesWithout: number,
+): Promise<Run> {
+  await clearOutputs(fleet);
+  const total = { gateways: fleet.objects.gatewayDns, exports: fleet.objects.serviceExports };
+  const requestsBefore = await allRequests(fleet.env, fleet.names);
+  const began = Date.now();
+  const op = await startOperator(fleet.env.cluster('management').kubeconfig, OPERATOR_ARGS, [], {
+    dist: build.dist,
+  });
+  try {
+    await readiness.until(
+      () => {
+        const r = readiness.readyCounts();
+        return r.gateways === total.gateways && r.exports === total.exports;
+      },
+      900_000,
+      `every GatewayDNS and ServiceExport Ready (${JSON.stringify(readiness.readyCounts())} of ${JSON.stringify(total)})`,
+    );
+    const coldMs = Date.now() - began;
+    await settled(op);
+    const coldRequests = [...difference(await allRequests(fleet.env, fleet.names), requestsBefore)]
+      .filter(([k]) => OPERATOR_RESOURCES.has(k.split(' ')[1] ?? ''))
+      .reduce((a, [, v]) => a + v, 0);
+    const rest = await measureRest(fleet.env, fleet.names, restSeconds, op.child.pid);
+    const watches = (await watchesOpen(fleet)) - watchesWithout;
+
+    // Per change: the first cluster's first LoadBalancer, answered by every dns-server of its team.
+    const first = fleet.names[0]!;
+    const team = fleet.teamOf.get(first)!;
+    const name = `x.${gatewayName(first, 0)}.${team}.clusters.xcc.test`;
+    const kc = fleet.env.kubeConfig(first);
+    const changeMs: number[] = [];
+    const writesBefore = (await metricsAt(op.health))['capi_dns_workload_writes_total'] ?? 0;
+    for (let i = 0; i < changeCount; i++) {
+      const ip = `172.31.${run}.${(i % 2) + 1 + 2 * (i % 50)}`;
+      const t = performance.now();
+      await setLoadBalancer(kc, APPS, serviceName(0), [{ ip }]);
+      await answeredEverywhere(servers, name, ip);
+      changeMs.push(performance.now() - t);
+    }
+    await settled(op);
+    const writesPerChange =
+      (((await metricsAt(op.health))['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
+
+    // A workload API server stopped, then started: the last cluster of the first team.
+    const victim = fleet.teams[0]!.clusters.at(-1)!;
+    const gateway = gatewayName(victim, 0);
+    let t = Date.now();
+    await stopCluster(fleet.env.info, victim);
+    await readiness.until(
+      () => readiness.clusterState(team, gateway, victim) === 'Unreachable',
+      180_000,
+      `${gateway}: ${victim} Unreachable`,
+    );
+    const toUnreachableMs = Date.now() - t;
+    t = Date.now();
+    await startCluster(fleet.env.info, victim);
+    await readiness.until(
+      () => readiness.clusterState(team, gateway, victim) === 'Ready',
+      180_000,
+      `${gateway}: ${victim} Ready again`,
+    );
+    const ip = `172.31.${run}.250`;
+    await setLoadBalancer(kc, APPS, serviceName(0), [{ ip }]);
+    await answeredEverywhere(servers, name, ip, 120_000);
+    const toReadyMs = Date.now() - t;
+    return {
+      build: build.name,
+      run,
+      bareMb,
+      coldMs,
+      coldRequestsPerCluster: coldRequests / fleet.names.length,
+      rest,
+      watchesPerCluster: watches / fleet.names.length,
+      changeMs,
+      writesPerChange,
+      toUnreachableMs,
+      toReadyMs,
+      load: loadAverage(),
+    };
+  } finally {
+    await op.stop();
+  }
+}
+
+/** The operator over the registered clusters before any object exists: resident memory once settled. */
+async function bareMemory(fleet: Fleet, build: Build): Promise<number> {
+  const op = await startOperator(fleet.env.cluster('management').kubeconfig, OPERATOR_ARGS, [], {
+    dist: build.dist,
+  });
+  try {
+    await settled(op);
+    await new Promise((r) => setTimeout(r, 5000));
+    return memoryMb(op.child.pid!);
+  } finally {
+    await op.stop();
+  }
+}
+
+interface FleetResult {
+  clusters: number;
+  objects: number;
+  runs: Run[];
+  baselinePerMinute: number;
+}
+
+async function measureFleet(count: number): Promise<FleetResult> {
+  const fleet = await startFleet(count);
+  const servers: DnsProcess[] = [];
+  let readiness: Readiness | undefined;
+  try {
+    const bare = new Map<string, number>();
+    for (const build of builds) bare.set(build.name, await bareMemory(fleet, build));
+    await populate(fleet);
+    for (const cluster of fleet.teams[0]!.clusters)
+      servers.push(
+        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', fleet.env.cluster(cluster).kubeconfig]),
+      );
+    readiness = await Readiness.watch(fleet);
+    const watchesWithout = await watchesOpen(fleet);
+    // The clusters with no operator: what the API servers, Cluster API and the dns-servers do by themselves.
+    const baseline = await measureRest(fleet.env, fleet.names, restSeconds);
+    const runs: Run[] = [];
+    for (let run = 1; run <= Number(values.runs); run++)
+      for (const build of run % 2 === 1 ? builds : [...builds].reverse()) {
+        const r = await measureRun(
+          fleet,
+          build,
+          run,
+          readiness,
+          servers,
+          bare.get(build.name)!,
+          watchesWithout,
+        );
+        // Beyond the no-operator baseline, of what the operator reads or writes.
+        for (const [k, v] of baseline.requests) {
+          const left = (r.rest.requests.get(k) ?? 0) - v;
+          if (left > 0) r.rest.requests.set(k, left);
+          else r.rest.requests.delete(k);
+        }
+        for (const k of [...r.rest.requests.keys()])
+          if (!OPERATOR_RESOURCES.has(k.split(' ')[1] ?? '')) r.rest.requests.delete(k);
+        printRun(count, fleet.objects.gatewayDns + fleet.objects.serviceExports, r);
+        runs.push(r);
+      }
+    const total = [...baseline.requests.values()].reduce((a, b) => a + b, 0);
+    return {
+      clusters: count,
+      objects: fleet.objects.gatewayDns + fleet.objects.serviceExports,
+      runs,
+      baselinePerMinute: (total * 60) / restSeconds / count,
+    };
+  } finally {
+    await readiness?.stop();
+    await Promise.all(servers.map((s) => s.stop()));
+    await fleet.env.stop();
+  }
+}
+
+const perMinutePerCluster = (n: number, clusters: number) => (n * 60) / restSeconds / clusters;
+
+function printRun(clusters: number, objects: number, r: Run): void {
+  const sorted = [...r.changeMs].sort((a, b) => a - b);
+  const restTotal = [...r.rest.requests.values()].reduce((a, b) => a + b, 0);
+  const detail = [...r.rest.requests]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([k, v]) => `${k} ${perMinutePerCluster(v, clusters).toFixed(2)}`)
+    .join(', ');
+  console.log(
+    [
+      String(clusters).padStart(8),
+      String(objects).padStart(7),
+      r.build.padEnd(9),
+      String(r.run).padStart(3),
+      r.bareMb.toFixed(0).padStart(7),
+      (r.coldMs / 1000).toFixed(1).padStart(7),
+      r.coldRequestsPerCluster.toFixed(0).padStart(9),
+      r.rest.rssMb.toFixed(0).padStart(7),
+      ((r.rest.cpuSeconds * 60) / restSeconds).toFixed(2).padStart(8),
+      perMinutePerCluster(restTotal, clusters).toFixed(2).padStart(10),
+      (r.rest.sockets / clusters).toFixed(2).padStart(8),
+      r.watchesPerCluster.toFixed(1).padStart(8),
+      `${percentile(sorted, 50).toFixed(0)}/${percentile(sorted, 99).toFixed(0)}`.padStart(10),
+      r.writesPerChange.toFixed(1).padStart(7),
+      (r.toUnreachableMs / 1000).toFixed(1).padStart(7),
+      (r.toReadyMs / 1000).toFixed(1).padStart(7),
+      `  (${r.load}${detail ? `; at rest: ${detail}` : ''})`,
+    ].join(' '),
+  );
+}
+
+/** Least squares of y = a + b·x. */
+function line(points: [number, number][]): { a: number; b: number } {
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const b = sxx ? sxy / sxx : NaN;
+  return { a: my - b * mx, b };
+}
+
+function printFit(results: FleetResult[]): void {
+  for (const build of builds) {
+    const of = (pick: (r: Run) => number) =>
+      results.flatMap((f) =>
+        f.runs.filter((r) => r.build === build.name).map((r) => [f.clusters, pick(r)] as [number, number]),
+      );
+    const bare = line(of((r) => r.bareMb));
+    const full = line(of((r) => r.rest.rssMb));
+    const cold = line(of((r) => r.coldMs / 1000));
+    const perObject = results.flatMap((f) =>
+      f.runs.filter((r) => r.build === build.name).map((r) => ((r.rest.rssMb - r.bareMb) * 1024) / f.objects),
+    );
+    console.log(
+      `fit (${build.name}): resident memory, no objects ${bare.a.toFixed(0)} MB + ${bare.b.toFixed(2)} MB a cluster; with the objects ${full.a.toFixed(0)} MB + ${full.b.toFixed(2)} MB a cluster (${servicesPerCluster * 2} objects a cluster); per object ${Math.min(...perObject).toFixed(1)}–${Math.max(...perObject).toFixed(1)} KB; cold start ${cold.a.toFixed(1)} s + ${(cold.b * 1000).toFixed(0)} ms a cluster`,
+    );
+    // Faster than linear shows as a per-cluster figure that grows with N.
+    for (const f of results) {
+      const runs = f.runs.filter((r) => r.build === build.name);
+      const each = (pick: (r: Run) => number) => runs.map((r) => pick(r).toFixed(2)).join('–');
+      console.log(
+        `  N=${String(f.clusters).padStart(3)}: per cluster ${each((r) => r.rest.rssMb / f.clusters)} MB resident, ${each((r) => r.coldMs / f.clusters)} ms of cold start, ${each((r) => r.coldRequestsPerCluster)} requests to start; the clusters' own requests at rest ${f.baselinePerMinute.toFixed(1)} a minute each`,
+      );
+    }
+  }
+}
+
+console.log(machine());
+console.log(
+  `teams of ${teamSize} clusters (a management namespace and a ClusterSet each); per cluster ${servicesPerCluster} Services, each with a GatewayDNS and a ServiceExport; ${changeCount} changes a run; ${restSeconds} s at rest`,
+);
+console.log(
+  'clusters objects build     run bare MB cold s  req/clus  rest MB  cpu s/m  req/min/cl  sock/cl  watch/cl  chg p50/p99 wr/chg  down s    up s',
+);
+const results: FleetResult[] = [];
+for (const count of values.clusters!.split(',').map(Number)) {
+  try {
+    results.push(await measureFleet(count));
+  } catch (err) {
+    // A fleet this machine cannot hold says so, and the fleets measured still get their fit.
+    console.log(`${String(count).padStart(8)}  failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+if (results.length) printFit(results);
