@@ -3,9 +3,10 @@
 // replica takes over once it has seen the same renewTime for leaseDuration
 // (measured on its own clock, so clocks need not agree). A leader that cannot
 // renew within renewDeadline stops leading (the process exits), so two never act at once for long.
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { withTimeout } from './equal.js';
-import { errorText, httpStatus, type Logger } from './log.js';
+import { LeaseLock } from './lease-lock.js';
+import { errorText, type Logger } from './log.js';
 
 export interface LeaderElectionOptions {
   kc: KubeConfig;
@@ -19,11 +20,9 @@ export interface LeaderElectionOptions {
 }
 
 export class LeaderElector {
-  private readonly api: CoordinationV1Api;
-  private readonly leaseDurationMs: number;
+  private readonly lock: LeaseLock;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
-  private observed?: { holder: string; renewTime: string; at: number };
   private lastRenew = 0;
   private stopped = false;
   private timer?: NodeJS.Timeout;
@@ -32,8 +31,7 @@ export class LeaderElector {
   apiReachable = false;
 
   constructor(private readonly opts: LeaderElectionOptions) {
-    this.api = opts.kc.makeApiClient(CoordinationV1Api);
-    this.leaseDurationMs = opts.leaseDurationMs ?? 10_000;
+    this.lock = new LeaseLock({ ...opts, leaseDurationMs: opts.leaseDurationMs ?? 10_000 });
     this.renewDeadlineMs = opts.renewDeadlineMs ?? 8_000;
     this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
   }
@@ -46,7 +44,11 @@ export class LeaderElector {
         const wasLeading = this.leading;
         // Bounded like client-go's renew deadline: a hanging API server must not stall the loop, or
         // this replica would go on leading after a standby has taken the lease over.
-        const ok = await withTimeout(this.tryAcquireOrRenew(), this.renewDeadlineMs, 'lease request').catch(
+        const ok = await withTimeout(this.lock.acquireOrRenew(), this.renewDeadlineMs, 'lease request').then(
+          (held) => {
+            this.apiReachable = true;
+            return held;
+          },
           (err: unknown) => {
             this.apiReachable = false;
             this.opts.log.warn('leader election: lease request failed', { error: errorText(err) });
@@ -57,14 +59,14 @@ export class LeaderElector {
         if (ok && !wasLeading) {
           this.leading = true;
           this.opts.log.info('leader election: became leader', {
-            lease: this.leaseName(),
+            lease: this.lock.name,
             identity: this.opts.identity,
           });
           resolve();
         }
         if (wasLeading && !ok && Date.now() - this.lastRenew > this.renewDeadlineMs) {
           this.leading = false;
-          this.opts.log.error('leader election: lost the lease', { lease: this.leaseName() });
+          this.opts.log.error('leader election: lost the lease', { lease: this.lock.name });
           onLost();
           return;
         }
@@ -84,86 +86,9 @@ export class LeaderElector {
     if (!this.leading) return;
     this.leading = false;
     try {
-      const lease = await this.api.readNamespacedLease({
-        name: this.opts.name,
-        namespace: this.opts.namespace,
-      });
-      if (lease.spec?.holderIdentity !== this.opts.identity) return;
-      lease.spec = {
-        ...lease.spec,
-        holderIdentity: undefined,
-        leaseDurationSeconds: 1,
-        renewTime: microTime(new Date()),
-      };
-      await this.api.replaceNamespacedLease({
-        name: this.opts.name,
-        namespace: this.opts.namespace,
-        body: lease,
-      });
+      await this.lock.release();
     } catch (err) {
       this.opts.log.warn('leader election: could not release the lease', { error: errorText(err) });
     }
   }
-
-  private async tryAcquireOrRenew(): Promise<boolean> {
-    const { namespace, name, identity } = this.opts;
-    const now = new Date();
-    let lease: V1Lease;
-    try {
-      lease = await this.api.readNamespacedLease({ name, namespace });
-    } catch (err) {
-      if (httpStatus(err) !== 404) throw err;
-      await this.api.createNamespacedLease({
-        namespace,
-        body: { metadata: { name, namespace }, spec: this.spec(now, 0) },
-      });
-      this.apiReachable = true;
-      return true;
-    }
-    this.apiReachable = true;
-    const spec = lease.spec ?? {};
-    const holder = spec.holderIdentity ?? '';
-    const renewTime = String(spec.renewTime ?? '');
-    if (!this.observed || this.observed.holder !== holder || this.observed.renewTime !== renewTime)
-      this.observed = { holder, renewTime, at: Date.now() };
-    const durationMs = (spec.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-    const expired = Date.now() - this.observed.at > durationMs;
-    if (holder && holder !== identity && !expired) return false;
-    const transitions = (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
-    lease.spec = {
-      ...this.spec(now, transitions),
-      acquireTime: holder === identity && spec.acquireTime ? spec.acquireTime : microTime(now),
-    };
-    // replace carries the resourceVersion read above: if another replica wrote meanwhile, this fails with 409.
-    try {
-      await this.api.replaceNamespacedLease({ name, namespace, body: lease });
-    } catch (err) {
-      if (httpStatus(err) === 409) return false;
-      throw err;
-    }
-    return true;
-  }
-
-  private spec(now: Date, transitions: number): V1Lease['spec'] {
-    return {
-      holderIdentity: this.opts.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      acquireTime: microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: transitions,
-    };
-  }
-
-  private leaseName(): string {
-    return `${this.opts.namespace}/${this.opts.name}`;
-  }
-}
-
-/**
- * A Lease's times are MicroTime (RFC 3339 with exactly six fractional digits).
- * client-node types them as Date but passes strings through unchanged, and a
- * Date would be sent with three digits, which the API server rejects.
- */
-function microTime(d: Date): Date {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z') as unknown as Date;
 }

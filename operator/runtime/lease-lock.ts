@@ -1,0 +1,121 @@
+// One coordination.k8s.io/v1 Lease held the way client-go's resourcelock
+// holds it: whoever holds it renews renewTime; another identity may take it
+// only after it has seen the same holder and renewTime for the lease's
+// duration on its own clock (so clocks need not agree), or once the holder has
+// released it. Every write carries the resourceVersion it read, so two
+// contenders never both succeed. The leader elector holds one; the shards of
+// ADR 0207 hold one each.
+import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { httpStatus } from './log.js';
+
+export interface LeaseLockOptions {
+  kc: KubeConfig;
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs: number;
+  /** Labels the Lease is created with (shards and members are found by them). */
+  labels?: Record<string, string>;
+  /**
+   * When this process first saw the Lease with this holder and renewTime, if it watches it: the
+   * duration then runs from there, not from this lock's first read (a replica assigned a dead
+   * replica's shard need not wait a second duration).
+   */
+  firstSeen?: (holder: string, renewTime: string) => number | undefined;
+}
+
+export class LeaseLock {
+  private readonly api: CoordinationV1Api;
+  private observed?: { holder: string; renewTime: string; at: number };
+
+  constructor(private readonly opts: LeaseLockOptions) {
+    this.api = opts.kc.makeApiClient(CoordinationV1Api);
+  }
+
+  get name(): string {
+    return `${this.opts.namespace}/${this.opts.name}`;
+  }
+
+  /**
+   * Acquires the Lease or renews it: true when this identity holds it now, false when another does
+   * (or won a race for it). Throws when the API server cannot be asked.
+   */
+  async acquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity } = this.opts;
+    const now = new Date();
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ name, namespace });
+    } catch (err) {
+      if (httpStatus(err) !== 404) throw err;
+      try {
+        await this.api.createNamespacedLease({
+          namespace,
+          body: { metadata: { name, namespace, labels: this.opts.labels }, spec: this.spec(now, 0) },
+        });
+      } catch (createErr) {
+        // Another identity created it first: it holds it.
+        if (httpStatus(createErr) === 409) return false;
+        throw createErr;
+      }
+      return true;
+    }
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    const renewTime = String(spec.renewTime ?? '');
+    if (!this.observed || this.observed.holder !== holder || this.observed.renewTime !== renewTime)
+      this.observed = { holder, renewTime, at: this.opts.firstSeen?.(holder, renewTime) ?? Date.now() };
+    const durationMs = (spec.leaseDurationSeconds ?? this.opts.leaseDurationMs / 1000) * 1000;
+    const expired = Date.now() - this.observed.at > durationMs;
+    if (holder && holder !== identity && !expired) return false;
+    const transitions = (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
+    lease.spec = {
+      ...this.spec(now, transitions),
+      acquireTime: holder === identity && spec.acquireTime ? spec.acquireTime : microTime(now),
+    };
+    // replace carries the resourceVersion read above: if another identity wrote meanwhile, this fails with 409.
+    try {
+      await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+    } catch (err) {
+      if (httpStatus(err) === 409) return false;
+      throw err;
+    }
+    return true;
+  }
+
+  /**
+   * Gives the Lease up (no holder, a one-second duration) if this identity still holds it, so that
+   * the next holder need not wait out the duration. The caller has stopped acting for it first.
+   */
+  async release(): Promise<void> {
+    const { namespace, name, identity } = this.opts;
+    const lease = await this.api.readNamespacedLease({ name, namespace });
+    if (lease.spec?.holderIdentity !== identity) return;
+    lease.spec = {
+      ...lease.spec,
+      holderIdentity: undefined,
+      leaseDurationSeconds: 1,
+      renewTime: microTime(new Date()),
+    };
+    await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+  }
+
+  private spec(now: Date, transitions: number): V1Lease['spec'] {
+    return {
+      holderIdentity: this.opts.identity,
+      leaseDurationSeconds: Math.ceil(this.opts.leaseDurationMs / 1000),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: transitions,
+    };
+  }
+}
+
+/**
+ * A Lease's times are MicroTime (RFC 3339 with exactly six fractional digits).
+ * client-node types them as Date but passes strings through unchanged, and a
+ * Date would be sent with three digits, which the API server rejects.
+ */
+export function microTime(d: Date): Date {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z') as unknown as Date;
+}
