@@ -1,7 +1,10 @@
 // A watched cache of one resource in the operator: process/restarting-informer.ts
 // in place (one informer whose cache survives errors: an unreachable cluster
-// keeps its last known objects), re-listed every few minutes, optionally
-// metadata-only.
+// keeps its last known objects), optionally metadata-only. Listed when it
+// starts and again only after a failure (a watch too old to resume answers
+// 410 Gone), as client-go's reflector does: a periodic relist would be a
+// poll, a LIST per watched resource and cluster every few minutes at rest
+// (issue 21), for nothing a resumed watch misses.
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
 
@@ -26,7 +29,7 @@ export interface WatchOptions<T extends KubernetesObject> {
    * ask the same (PARTIAL_OBJECT_METADATA_LIST as its Accept header).
    */
   metadataOnly?: boolean;
-  /** Full re-list period; each one is jittered by ±10 %. */
+  /** Full re-list period, jittered by ±10 % (default: never; tests may ask for one). */
   relistMs?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -46,7 +49,7 @@ export class WatchedResource<T extends KubernetesObject> extends RestartingInfor
         }),
       restart: 'in-place',
       backoff: { minMs: opts.minBackoffMs ?? 250, maxMs: opts.maxBackoffMs ?? 5_000, jitter: 0.2 },
-      relistMs: opts.relistMs ?? 5 * 60_000,
+      relistMs: opts.relistMs,
       relistJitter: 0.1,
     });
   }
