@@ -21,6 +21,8 @@
 //     [--changes 20] [--rest 60] [--runs 2] [--reference ../ref/dist]
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -61,7 +63,8 @@ import {
   type AtRest,
 } from './apiserver-requests.js';
 import { loadAverage, machine } from './dns-load.js';
-import { memoryMb } from './proc.js';
+import { summarizeHeapSnapshot } from './heap-summary.js';
+import { cpuSeconds, memoryMb } from './proc.js';
 
 const APPS = 'apps';
 const MIRROR_NS = 'mirror';
@@ -78,6 +81,8 @@ const { values } = parseArgs({
     rest: { type: 'string', default: '60' },
     runs: { type: 'string', default: '2' },
     reference: { type: 'string' },
+    // After each fleet's first run: a heap snapshot of the operator at rest, summarised by constructor.
+    'heap-snapshot': { type: 'boolean', default: false },
   },
 });
 const teamSize = Number(values['team-size']);
@@ -507,6 +512,12 @@ interface Run {
   bareMb: number;
   coldMs: number;
   coldRequestsPerCluster: number;
+  /** Reconciles (GatewayDNS) and workload writes the operator counted by the end of its cold start. */
+  coldReconciles: number;
+  coldWrites: number;
+  /** CPU seconds over the cold start: the operator's, and the test environment's (every API server). */
+  coldOperatorCpu: number;
+  coldApiServersCpu: number;
   rest: AtRest;
   watchesPerCluster: number;
   changeMs: number[];
@@ -528,10 +539,16 @@ async function measureRun(
   await clearOutputs(fleet);
   const total = { gateways: fleet.objects.gatewayDns, exports: fleet.objects.serviceExports };
   const requestsBefore = await allRequests(fleet.env, fleet.names);
+  const snapshotDir =
+    values['heap-snapshot'] && run === 1 ? mkdtempSync(path.join(os.tmpdir(), 'capi-dns-heap-')) : undefined;
+  const apiServersCpuBefore = cpuSeconds(fleet.env.info.pid);
   const began = Date.now();
-  const op = await startOperator(fleet.env.cluster('management').kubeconfig, OPERATOR_ARGS, [], {
-    dist: build.dist,
-  });
+  const op = await startOperator(
+    fleet.env.cluster('management').kubeconfig,
+    OPERATOR_ARGS,
+    snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [],
+    { dist: build.dist },
+  );
   try {
     await readiness.until(
       () => {
@@ -542,6 +559,9 @@ async function measureRun(
       `every GatewayDNS and ServiceExport Ready (${JSON.stringify(readiness.readyCounts())} of ${JSON.stringify(total)})`,
     );
     const coldMs = Date.now() - began;
+    const atReady = await metricsAt(op.health);
+    const coldOperatorCpu = cpuSeconds(op.child.pid!);
+    const coldApiServersCpu = cpuSeconds(fleet.env.info.pid) - apiServersCpuBefore;
     await settled(op);
     const coldRequests = [...difference(await allRequests(fleet.env, fleet.names), requestsBefore)]
       .filter(([k]) => OPERATOR_RESOURCES.has(k.split(' ')[1] ?? ''))
@@ -589,12 +609,17 @@ async function measureRun(
     await setLoadBalancer(kc, APPS, serviceName(0), [{ ip }]);
     await answeredEverywhere(servers, name, ip, 120_000);
     const toReadyMs = Date.now() - t;
+    if (snapshotDir) await printHeap(op, snapshotDir, `${fleet.names.length} clusters, ${build.name}`);
     return {
       build: build.name,
       run,
       bareMb,
       coldMs,
       coldRequestsPerCluster: coldRequests / fleet.names.length,
+      coldReconciles: atReady['capi_dns_reconciles_total'] ?? NaN,
+      coldWrites: atReady['capi_dns_workload_writes_total'] ?? NaN,
+      coldOperatorCpu,
+      coldApiServersCpu,
       rest,
       watchesPerCluster: watches / fleet.names.length,
       changeMs,
@@ -605,7 +630,29 @@ async function measureRun(
     };
   } finally {
     await op.stop();
+    if (snapshotDir) rmSync(snapshotDir, { recursive: true, force: true });
   }
+}
+
+/** Asks the operator for a heap snapshot (it collects garbage first) and prints what it holds. */
+async function printHeap(op: OperatorProcess, dir: string, label: string): Promise<void> {
+  op.child.kill('SIGUSR2');
+  const file = await eventually(
+    async () => {
+      const name = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot'));
+      if (!name) throw new Error('no heap snapshot yet');
+      const size = statSync(path.join(dir, name)).size;
+      await new Promise((r) => setTimeout(r, 1000));
+      if (statSync(path.join(dir, name)).size !== size || size === 0) throw new Error('still being written');
+      return path.join(dir, name);
+    },
+    120_000,
+    500,
+  );
+  const heap = summarizeHeapSnapshot(file);
+  console.log(
+    `    heap (${label}): ${heap.totalMb.toFixed(1)} MB live; ${heap.top.map((t) => `${t.what} ${t.mb.toFixed(1)} MB ×${t.count}`).join('; ')}`,
+  );
 }
 
 /** The operator over the registered clusters before any object exists: resident memory once settled. */
@@ -710,7 +757,7 @@ function printRun(clusters: number, objects: number, r: Run): void {
       r.writesPerChange.toFixed(1).padStart(7),
       (r.toUnreachableMs / 1000).toFixed(1).padStart(7),
       (r.toReadyMs / 1000).toFixed(1).padStart(7),
-      `  (${r.load}${detail ? `; at rest: ${detail}` : ''})`,
+      `  (to Ready: ${r.coldReconciles} reconciles, ${r.coldWrites} writes, CPU ${r.coldOperatorCpu.toFixed(1)} s operator, ${r.coldApiServersCpu.toFixed(1)} s API servers; ${r.load}${detail ? `; at rest: ${detail}` : ''})`,
     ].join(' '),
   );
 }
@@ -732,15 +779,20 @@ function printFit(results: FleetResult[]): void {
       results.flatMap((f) =>
         f.runs.filter((r) => r.build === build.name).map((r) => [f.clusters, pick(r)] as [number, number]),
       );
-    const bare = line(of((r) => r.bareMb));
-    const full = line(of((r) => r.rest.rssMb));
-    const cold = line(of((r) => r.coldMs / 1000));
-    const perObject = results.flatMap((f) =>
-      f.runs.filter((r) => r.build === build.name).map((r) => ((r.rest.rssMb - r.bareMb) * 1024) / f.objects),
-    );
-    console.log(
-      `fit (${build.name}): resident memory, no objects ${bare.a.toFixed(0)} MB + ${bare.b.toFixed(2)} MB a cluster; with the objects ${full.a.toFixed(0)} MB + ${full.b.toFixed(2)} MB a cluster (${servicesPerCluster * 2} objects a cluster); per object ${Math.min(...perObject).toFixed(1)}–${Math.max(...perObject).toFixed(1)} KB; cold start ${cold.a.toFixed(1)} s + ${(cold.b * 1000).toFixed(0)} ms a cluster`,
-    );
+    // A line needs two fleet sizes; with one, only the per-cluster figures below.
+    if (results.length > 1) {
+      const bare = line(of((r) => r.bareMb));
+      const full = line(of((r) => r.rest.rssMb));
+      const cold = line(of((r) => r.coldMs / 1000));
+      const perObject = results.flatMap((f) =>
+        f.runs
+          .filter((r) => r.build === build.name)
+          .map((r) => ((r.rest.rssMb - r.bareMb) * 1024) / f.objects),
+      );
+      console.log(
+        `fit (${build.name}): resident memory, no objects ${bare.a.toFixed(0)} MB + ${bare.b.toFixed(2)} MB a cluster; with the objects ${full.a.toFixed(0)} MB + ${full.b.toFixed(2)} MB a cluster (${servicesPerCluster * 2} objects a cluster); per object ${Math.min(...perObject).toFixed(1)}–${Math.max(...perObject).toFixed(1)} KB; cold start ${cold.a.toFixed(1)} s + ${(cold.b * 1000).toFixed(0)} ms a cluster`,
+      );
+    }
     // Faster than linear shows as a per-cluster figure that grows with N.
     for (const f of results) {
       const runs = f.runs.filter((r) => r.build === build.name);
@@ -765,7 +817,12 @@ for (const count of values.clusters!.split(',').map(Number)) {
     results.push(await measureFleet(count));
   } catch (err) {
     // A fleet this machine cannot hold says so, and the fleets measured still get their fit.
-    console.log(`${String(count).padStart(8)}  failed: ${err instanceof Error ? err.message : String(err)}`);
+    // fetch's own message ("fetch failed") hides the reason in its cause.
+    const cause = err instanceof Error && err.cause ? ` (${String(err.cause)})` : '';
+    console.log(
+      `${String(count).padStart(8)}  failed: ${err instanceof Error ? err.message : String(err)}${cause}`,
+    );
+    if (err instanceof Error) process.stderr.write(`${err.stack}\n`);
   }
 }
 if (results.length) printFit(results);
