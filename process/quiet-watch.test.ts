@@ -28,11 +28,7 @@ describe('QuietWatch', () => {
         currentContext: 'x',
       });
       for (const random of [0, 0.999]) {
-        const watch = new QuietWatch(
-          kc,
-          (o) => o,
-          () => random,
-        );
+        const watch = new QuietWatch(kc, () => random);
         expect((watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs).toBe(WATCH_INACTIVITY_MS);
         const ended = new Promise<unknown>((resolve, reject) => {
           watch

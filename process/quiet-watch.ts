@@ -5,7 +5,7 @@
 // its watch cache it sends one a minute on a quiet watch) and for a server-side end after a random
 // 5 to 10 minutes (timeoutSeconds, as client-go's minWatchTimeout), and waits 75 s without a byte,
 // past the one-minute bookmark, before it takes the connection for dead.
-import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
 
 /** No byte for this long: the connection is dead (a bookmark is due every 60 s). */
 export const WATCH_INACTIVITY_MS = 75_000;
@@ -16,8 +16,6 @@ type WatchArgs = Parameters<Watch['watch']>;
 export class QuietWatch extends Watch {
   constructor(
     config: KubeConfig,
-    /** Applied to every object an event carries, before the informer caches it. */
-    private readonly transform: <T extends KubernetesObject>(object: T) => T = (o) => o,
     private readonly random: () => number = Math.random,
   ) {
     super(config);
@@ -38,9 +36,7 @@ export class QuietWatch extends Watch {
         allowWatchBookmarks: true,
         timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_S * (1 + this.random())),
       },
-      // The watch hands over parsed JSON: apiObj is whatever the API server sent.
-      (phase, apiObj: KubernetesObject, watchObj) =>
-        callback(phase, apiObj && typeof apiObj === 'object' ? this.transform(apiObj) : apiObj, watchObj),
+      callback,
       done,
     );
   }

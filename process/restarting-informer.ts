@@ -17,7 +17,6 @@ import {
 } from '@kubernetes/client-node';
 import { Backoff, jittered, type BackoffOptions } from './backoff.js';
 import { httpStatus } from './kube-errors.js';
-import { slimObject } from './slim-object.js';
 import { QuietWatch } from './quiet-watch.js';
 import { errorText } from './log.js';
 import { WatchReconnectPolicy } from './watch-reconnect.js';
@@ -47,12 +46,8 @@ export function listWatch<T extends KubernetesObject>(spec: ListWatchSpec<T>): L
   const reconnect = new WatchReconnectPolicy();
   const informer = new ListWatch<T>(
     spec.path,
-    new QuietWatch(spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept), slimObject),
-    async () => {
-      const list = await spec.list();
-      for (const item of list.items) slimObject(item);
-      return list;
-    },
+    new QuietWatch(spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept)),
+    spec.list,
     false,
     spec.labelSelector,
     spec.fieldSelector,
