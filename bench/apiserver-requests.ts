@@ -90,7 +90,12 @@ export interface AtRest {
   sockets: number;
 }
 
-export async function measureRest(env: TestEnv, names: string[], seconds: number, pid?: number): Promise<AtRest> {
+export async function measureRest(
+  env: TestEnv,
+  names: string[],
+  seconds: number,
+  pid?: number,
+): Promise<AtRest> {
   const before = await allRequests(env, names);
   const cpuBefore = pid ? cpuSeconds(pid) : 0;
   await new Promise((r) => setTimeout(r, seconds * 1000));

@@ -39,12 +39,7 @@ import { repoRoot } from '../test/support/paths.js';
 import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
-import {
-  measureRest,
-  OPERATOR_RESOURCES,
-  writeRequests,
-  type AtRest,
-} from './apiserver-requests.js';
+import { measureRest, OPERATOR_RESOURCES, writeRequests, type AtRest } from './apiserver-requests.js';
 
 const NS = 'fleet';
 const APPS = 'apps';
