@@ -25,9 +25,8 @@ import {
   setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { decode } from 'dns-packet';
 import { ensureNamespace } from '../test/support/capi.js';
-import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
+import { addressesAt as addresses, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
 import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
 import { metricsAt, startOperator } from '../test/support/operator.js';
@@ -46,20 +45,6 @@ function percentile(sorted: number[], p: number): number {
 function summary(label: string, ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b);
   return `${label.padEnd(44)} p50 ${percentile(s, 50).toFixed(0).padStart(5)} ms  p99 ${percentile(s, 99).toFixed(0).padStart(5)} ms  max ${(s[s.length - 1] ?? NaN).toFixed(0).padStart(5)} ms  (n=${s.length})`;
-}
-
-let queryId = 1;
-/** The A addresses a dns-server answers for name, over TCP. */
-async function addresses(port: number, name: string): Promise<string[]> {
-  const labels = name.split('.');
-  const id = (queryId = (queryId + 1) & 0xffff);
-  const q = Buffer.concat([
-    Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
-    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
-    Buffer.from([0, 0, 1, 0, 1]),
-  ]);
-  const packet = decode(await exchange(port, q, 'tcp', 1000));
-  return (packet.answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data] : []));
 }
 
 /** Resolves with the time when check() first holds, polling every 20 ms. */

@@ -35,7 +35,6 @@ import {
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { decode } from 'dns-packet';
 import {
   CLUSTERSET_LABEL,
   CONTROLLER_NAME,
@@ -47,7 +46,7 @@ import {
   type ResolutionType,
 } from '../api/index.js';
 import { CLUSTER_API, ensureNamespace } from '../test/support/capi.js';
-import { exchange, startDnsServer, type DnsProcess } from '../test/support/dns.js';
+import { addressesAt as addresses, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice } from '../test/support/endpointslices.js';
 import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
 import { metricsAt, setLoadBalancer, startOperator, type OperatorProcess } from '../test/support/operator.js';
@@ -440,20 +439,6 @@ async function clearOutputs(fleet: Fleet): Promise<void> {
         mergePatch,
       );
   });
-}
-
-let queryId = 1;
-/** The A addresses a dns-server answers for name, over TCP. */
-async function addresses(port: number, name: string): Promise<string[]> {
-  const labels = name.split('.');
-  const id = (queryId = (queryId + 1) & 0xffff);
-  const q = Buffer.concat([
-    Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
-    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
-    Buffer.from([0, 0, 1, 0, 1]),
-  ]);
-  const response = decode(await exchange(port, q, 'tcp', 1000));
-  return (response.answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data] : []));
 }
 
 /** Until every server answers `ip` for name (asked every 20 ms: a precomputed answer is cheap). */

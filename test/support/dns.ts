@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { decode } from 'dns-packet';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
 import { withTimeout } from '../../operator/runtime/equal.js';
@@ -308,4 +309,18 @@ export function exchange(
     });
     send();
   });
+}
+
+let queryId = 1;
+/** The A addresses a server on 127.0.0.1:port answers for name, asked over TCP. */
+export async function addressesAt(port: number, name: string): Promise<string[]> {
+  const labels = name.split('.');
+  const id = (queryId = (queryId + 1) & 0xffff);
+  const q = Buffer.concat([
+    Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+    ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+    Buffer.from([0, 0, 1, 0, 1]),
+  ]);
+  const packet = decode(await exchange(port, q, 'tcp', 1000));
+  return (packet.answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data] : []));
 }
