@@ -17,19 +17,48 @@ export interface LeaseLockOptions {
   /** Labels the Lease is created with (shards and members are found by them). */
   labels?: Record<string, string>;
   /**
-   * When this process first saw the Lease with this holder and renewTime, if it watches it: the
-   * duration then runs from there, not from this lock's first read (a replica assigned a dead
+   * Shared with a watch of the Lease, if there is one: the duration then runs from when the watch
+   * first saw the holder's renewTime, not from this lock's first read (a replica assigned a dead
    * replica's shard need not wait a second duration).
    */
-  firstSeen?: (holder: string, renewTime: string) => number | undefined;
+  sightings?: LeaseSightings;
+}
+
+/**
+ * When this process first saw each Lease's current holder and renewTime: the clock a Lease's
+ * duration runs on, since clocks of other processes need not agree with this one.
+ */
+export class LeaseSightings {
+  private readonly seen = new Map<string, { holder: string; renewTime: string; at: number }>();
+
+  /** Notes the Lease as it is now; returns when its current holder and renewTime were first seen. */
+  observe(lease: V1Lease, now = Date.now()): number {
+    const name = lease.metadata?.name ?? '';
+    const holder = lease.spec?.holderIdentity ?? '';
+    const renewTime = String(lease.spec?.renewTime ?? '');
+    const prior = this.seen.get(name);
+    if (prior && prior.holder === holder && prior.renewTime === renewTime) return prior.at;
+    this.seen.set(name, { holder, renewTime, at: now });
+    return now;
+  }
+
+  forget(name: string): void {
+    this.seen.delete(name);
+  }
+
+  /** Forgets every Lease but these (those that are gone). */
+  keepOnly(names: ReadonlySet<string>): void {
+    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
+  }
 }
 
 export class LeaseLock {
   private readonly api: CoordinationV1Api;
-  private observed?: { holder: string; renewTime: string; at: number };
+  private readonly sightings: LeaseSightings;
 
   constructor(private readonly opts: LeaseLockOptions) {
     this.api = opts.kc.makeApiClient(CoordinationV1Api);
+    this.sightings = opts.sightings ?? new LeaseSightings();
   }
 
   get name(): string {
@@ -62,11 +91,9 @@ export class LeaseLock {
     }
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity ?? '';
-    const renewTime = String(spec.renewTime ?? '');
-    if (!this.observed || this.observed.holder !== holder || this.observed.renewTime !== renewTime)
-      this.observed = { holder, renewTime, at: this.opts.firstSeen?.(holder, renewTime) ?? Date.now() };
+    const seenAt = this.sightings.observe(lease);
     const durationMs = (spec.leaseDurationSeconds ?? this.opts.leaseDurationMs / 1000) * 1000;
-    const expired = Date.now() - this.observed.at > durationMs;
+    const expired = Date.now() - seenAt > durationMs;
     if (holder && holder !== identity && !expired) return false;
     const transitions = (spec.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
     lease.spec = {

@@ -8,7 +8,7 @@
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { WatchedResource } from '../runtime/informer.js';
-import { LeaseLock } from '../runtime/lease-lock.js';
+import { LeaseLock, LeaseSightings } from '../runtime/lease-lock.js';
 import { errorText, httpStatus, type Logger } from '../runtime/log.js';
 
 /** The label every member Lease carries, its value the controller's name. */
@@ -45,8 +45,7 @@ export class Membership {
   private readonly leases: WatchedResource<V1Lease>;
   private readonly durationMs: number;
   private readonly renewPeriodMs: number;
-  /** Per Lease name: its holder, renewTime and when this replica first saw that renewTime. */
-  private readonly seen = new Map<string, { holder: string; renewTime: string; at: number }>();
+  private readonly sightings = new LeaseSightings();
   private current: string[] = [];
   private renewTimer?: NodeJS.Timeout;
   private expiryTimer?: NodeJS.Timeout;
@@ -143,19 +142,13 @@ export class Membership {
       const name = lease.metadata?.name ?? '';
       names.add(name);
       const holder = lease.spec?.holderIdentity ?? '';
-      const renewTime = String(lease.spec?.renewTime ?? '');
-      const prior = this.seen.get(name);
-      const entry =
-        prior && prior.holder === holder && prior.renewTime === renewTime
-          ? prior
-          : { holder, renewTime, at: now };
-      this.seen.set(name, entry);
+      const seenAt = this.sightings.observe(lease, now);
       const durationMs = (lease.spec?.leaseDurationSeconds ?? this.durationMs / 1000) * 1000;
-      if (!holder || now - entry.at > durationMs) continue;
+      if (!holder || now - seenAt > durationMs) continue;
       live.add(holder);
-      nextExpiry = Math.min(nextExpiry, entry.at + durationMs);
+      nextExpiry = Math.min(nextExpiry, seenAt + durationMs);
     }
-    for (const name of this.seen.keys()) if (!names.has(name)) this.seen.delete(name);
+    this.sightings.keepOnly(names);
     // This replica counts itself while its own renewals succeed, whatever its watch has shown yet.
     if (now - this.renewedAt <= this.durationMs) live.add(this.opts.identity);
     else live.delete(this.opts.identity);

@@ -9,7 +9,7 @@
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { withTimeout } from '../runtime/equal.js';
 import { WatchedResource } from '../runtime/informer.js';
-import { LeaseLock } from '../runtime/lease-lock.js';
+import { LeaseLock, LeaseSightings } from '../runtime/lease-lock.js';
 import { errorText, type Logger } from '../runtime/log.js';
 
 /** The label every shard Lease carries, its value the controller's name. */
@@ -51,7 +51,7 @@ export class ShardLeases {
   private ticking?: Promise<void>;
   /** Every shard Lease, watched: when this replica first saw each holder and renewTime. */
   private readonly leases: WatchedResource<V1Lease>;
-  private readonly seen = new Map<string, { holder: string; renewTime: string; at: number }>();
+  private readonly sightings = new LeaseSightings();
 
   constructor(private readonly opts: ShardLeasesOptions) {
     this.durationMs = opts.leaseDurationMs ?? 10_000;
@@ -71,14 +71,14 @@ export class ShardLeases {
     });
     this.leases.onChange((type, lease) => {
       const name = lease.metadata?.name ?? '';
-      if (type === 'delete') return void this.seen.delete(name);
-      const holder = lease.spec?.holderIdentity ?? '';
-      const renewTime = String(lease.spec?.renewTime ?? '');
-      const prior = this.seen.get(name);
-      if (!prior || prior.holder !== holder || prior.renewTime !== renewTime)
-        this.seen.set(name, { holder, renewTime, at: Date.now() });
+      if (type === 'delete') return this.sightings.forget(name);
+      this.sightings.observe(lease);
       // A wanted shard given up by its holder: take it now rather than at the next round.
-      if (!holder && this.running && [...this.shards.values()].some((s) => s.lock.name.endsWith(`/${name}`)))
+      if (
+        !lease.spec?.holderIdentity &&
+        this.running &&
+        [...this.shards.keys()].some((shard) => shardLeaseName(this.opts.group, shard) === name)
+      )
         this.schedule(0);
     });
   }
@@ -125,10 +125,7 @@ export class ShardLeases {
             identity: this.opts.identity,
             leaseDurationMs: this.durationMs,
             labels: { [SHARD_LABEL]: this.opts.group },
-            firstSeen: (holder, renewTime) => {
-              const seen = this.seen.get(shardLeaseName(this.opts.group, shard));
-              return seen && seen.holder === holder && seen.renewTime === renewTime ? seen.at : undefined;
-            },
+            sightings: this.sightings,
           }),
           held: false,
           renewedAt: 0,
