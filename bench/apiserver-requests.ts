@@ -28,11 +28,12 @@ export async function apiServerMetrics(env: TestEnv, names: string[]): Promise<s
   });
 }
 
-/** apiserver_request_total summed by "VERB resource" over every line `keep` accepts. */
-export function requestsBy(text: string, keep: (labels: string) => boolean): Map<string, number> {
+/** One metric of the API servers summed by "VERB resource" over every line `keep` accepts. */
+function metricBy(text: string, metric: string, keep: (labels: string) => boolean): Map<string, number> {
   const by = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^apiserver_request_total\{(.*)\} ([0-9.e+]+)$/.exec(line);
+  const line = new RegExp(`^${metric}\\{(.*)\\} ([0-9.e+]+)$`);
+  for (const row of text.split('\n')) {
+    const m = line.exec(row);
     if (!m || !keep(m[1]!)) continue;
     const verb = /verb="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
     const resource = /resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '';
@@ -40,6 +41,11 @@ export function requestsBy(text: string, keep: (labels: string) => boolean): Map
     by.set(key, (by.get(key) ?? 0) + Number(m[2]));
   }
   return by;
+}
+
+/** apiserver_request_total summed by "VERB resource" over every line `keep` accepts. */
+export function requestsBy(text: string, keep: (labels: string) => boolean): Map<string, number> {
+  return metricBy(text, 'apiserver_request_total', keep);
 }
 
 // Only what the operator writes in workload clusters: the API servers write much of their own (leases, CRD status).
@@ -107,4 +113,14 @@ export async function measureRest(
     rssMb: pid ? memoryMb(pid) : 0,
     sockets: pid ? openSockets(pid) : 0,
   };
+}
+
+/** Watches open now on the resources the operator watches (a gauge every API server shares). */
+export async function watchesOpen(env: TestEnv, names: string[]): Promise<number> {
+  const open = metricBy(await apiServerMetrics(env, names), 'apiserver_longrunning_requests', (labels) =>
+    /verb="WATCH"/.test(labels),
+  );
+  let sum = 0;
+  for (const [key, n] of open) if (OPERATOR_RESOURCES.has(key.split(' ')[1] ?? '')) sum += n;
+  return sum;
 }

@@ -53,15 +53,12 @@ import { prepareClusters } from '../test/support/prepare.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { machine } from './dns-load.js';
 import { memoryMb } from './proc.js';
+import { percentile } from './rank.js';
 
 const NS = 'bench';
 const APPS = 'apps';
 const MIRROR_NS = 'mirror';
 const NAME = `db.${NS}.clusters.xcc.test`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 /** A query for `x.<name>` A; the answer count is all we read. */
 function query(id: number, name: string): Buffer {

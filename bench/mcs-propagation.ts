@@ -33,14 +33,12 @@ import { metricsAt, startOperator } from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { repoRoot } from '../test/support/paths.js';
 import { TestEnv } from '../test/support/testenv.js';
+import { percentile } from './rank.js';
+import { MCS_API_VERSION, MCS_GROUP, MCS_VERSION } from '../api/index.js';
 
 const NS = 'bench';
 const APPS = 'apps';
-const MCS = { group: 'multicluster.x-k8s.io', version: 'v1beta1' };
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
+const MCS = { group: MCS_GROUP, version: MCS_VERSION };
 
 function summary(label: string, ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b);
@@ -109,7 +107,7 @@ async function main(): Promise<void> {
         ...MCS,
         namespace: APPS,
         plural: 'serviceexports',
-        body: { apiVersion: `${MCS.group}/${MCS.version}`, kind: 'ServiceExport', metadata: { name } },
+        body: { apiVersion: MCS_API_VERSION, kind: 'ServiceExport', metadata: { name } },
       });
 
     // The headless Service db in the first cluster: exported (MCS) and named by a GatewayDNS (reference).

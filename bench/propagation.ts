@@ -15,13 +15,10 @@ import {
   type RecordSetObject,
 } from '../test/support/operator.js';
 import { prepareClusters } from '../test/support/prepare.js';
+import { percentile } from './rank.js';
 
 const NS = 'bench';
 const SET = `${NS}.gw`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 async function run(clusterCount: number, changes: number): Promise<void> {
   const names = Array.from({ length: clusterCount }, (_, i) => `cluster-${i + 1}`);

@@ -3,7 +3,7 @@
 // ClusterSet. Every cluster homes --services Services of every kind (LoadBalancer, ClusterIP,
 // NodePort, headless), each named by a GatewayDNS that selects that cluster (all four resolution
 // types, one in ten with spec.mirror, two in ten answering localFirst) and each exported with a
-// ServiceExport; a team's dns-servers are those of the first team only (the changes are made there).
+// ServiceExport; only the first team's clusters run a dns-server (the changes are made there).
 // At each N, for every build (this one, --reference another, interleaved run by run):
 //   - bare: the operator over the clusters with no object yet, settled: its resident memory;
 //   - cold start: nothing written anywhere (no record set, mirror, ServiceImport, no status), the
@@ -41,8 +41,13 @@ import {
   DNSRECORDSET_PLURAL,
   GATEWAYDNS_PLURAL,
   GROUP,
+  GATEWAYDNS_KIND,
   MANAGED_BY_LABEL,
+  MCS_API_VERSION,
+  MCS_GROUP,
+  MCS_VERSION,
   VERSION,
+  API_VERSION,
   type ResolutionType,
 } from '../api/index.js';
 import { CLUSTER_API, ensureNamespace } from '../test/support/capi.js';
@@ -55,20 +60,21 @@ import { prepareClusters } from '../test/support/prepare.js';
 import { startCluster, stopCluster, TestEnv } from '../test/support/testenv.js';
 import {
   allRequests,
-  apiServerMetrics,
   difference,
   measureRest,
   OPERATOR_RESOURCES,
+  watchesOpen,
   type AtRest,
 } from './apiserver-requests.js';
 import { loadAverage, machine } from './dns-load.js';
 import { summarizeHeapSnapshot } from './heap-summary.js';
 import { cpuSeconds, memoryMb } from './proc.js';
+import { percentile } from './rank.js';
 
 const APPS = 'apps';
 const MIRROR_NS = 'mirror';
 const RECORDS_NS = 'capi-dns';
-const MCS = { group: 'multicluster.x-k8s.io', version: 'v1beta1' };
+const MCS = { group: MCS_GROUP, version: MCS_VERSION };
 const CLUSTER_LABEL = 'scale.capi-dns.test/cluster';
 
 const { values } = parseArgs({
@@ -214,7 +220,7 @@ async function populateCluster(kc: KubeConfig, c: number): Promise<void> {
       ...MCS,
       namespace: APPS,
       plural: 'serviceexports',
-      body: { apiVersion: `${MCS.group}/${MCS.version}`, kind: 'ServiceExport', metadata: { name } },
+      body: { apiVersion: MCS_API_VERSION, kind: 'ServiceExport', metadata: { name } },
     });
   }
 }
@@ -223,8 +229,8 @@ function gatewayDnsObject(team: string, cluster: string, k: number): KubernetesO
   const kind = kindOf(k);
   const name = gatewayName(cluster, k);
   return {
-    apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
-    kind: 'GatewayDNS',
+    apiVersion: API_VERSION,
+    kind: GATEWAYDNS_KIND,
     metadata: { name, namespace: team },
     spec: {
       clusterSelector: { matchLabels: { [CLUSTER_LABEL]: cluster } },
@@ -314,13 +320,15 @@ const isReady = (o: Conditioned, observed: number | undefined) =>
  * as watches show them: the bench's own requests are one watch each, opened once per fleet.
  */
 class Readiness {
-  readonly gateways = new Map<string, Conditioned>();
-  readonly exports = new Map<string, Conditioned>();
   private waiters: (() => void)[] = [];
   private stops: (() => Promise<void>)[] = [];
 
+  private constructor(
+    private readonly gateways: ReturnType<typeof makeInformer<Conditioned>>,
+    private readonly exports: ReturnType<typeof makeInformer<Conditioned>>[],
+  ) {}
+
   static async watch(fleet: Fleet): Promise<Readiness> {
-    const r = new Readiness();
     const management = fleet.env.kubeConfig('management');
     const custom = management.makeApiClient(CustomObjectsApi);
     const gateways = makeInformer<Conditioned>(
@@ -328,25 +336,22 @@ class Readiness {
       `/apis/${GROUP}/${VERSION}/${GATEWAYDNS_PLURAL}`,
       () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: GATEWAYDNS_PLURAL }),
     );
-    const keep = (into: Map<string, Conditioned>, prefix: string) => (o: Conditioned) => {
-      into.set(`${prefix}${o.metadata?.namespace}/${o.metadata?.name}`, o);
-      r.changed();
-    };
-    gateways.on('add', keep(r.gateways, ''));
-    gateways.on('update', keep(r.gateways, ''));
-    r.stops.push(await startRestarting(gateways));
-    await inParallel(fleet.names, 8, async (name) => {
+    const exports = fleet.names.map((name) => {
       const kc = fleet.env.kubeConfig(name);
       const api = kc.makeApiClient(CustomObjectsApi);
-      const informer = makeInformer<Conditioned>(
+      return makeInformer<Conditioned>(
         kc,
         `/apis/${MCS.group}/${MCS.version}/namespaces/${APPS}/serviceexports`,
         () => api.listNamespacedCustomObject({ ...MCS, namespace: APPS, plural: 'serviceexports' }),
       );
-      informer.on('add', keep(r.exports, `${name}|`));
-      informer.on('update', keep(r.exports, `${name}|`));
-      r.stops.push(await startRestarting(informer));
     });
+    const r = new Readiness(gateways, exports);
+    for (const informer of [gateways, ...exports]) {
+      informer.on('add', () => r.changed());
+      informer.on('update', () => r.changed());
+    }
+    r.stops.push(await startRestarting(gateways));
+    await inParallel(exports, 8, async (informer) => void r.stops.push(await startRestarting(informer)));
     return r;
   }
 
@@ -373,17 +378,17 @@ class Readiness {
   }
 
   readyCounts(): { gateways: number; exports: number } {
-    let gateways = 0;
-    for (const g of this.gateways.values()) if (isReady(g, g.status?.observedGeneration)) gateways++;
-    let exports = 0;
-    for (const e of this.exports.values())
-      if (isReady(e, e.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration)) exports++;
+    const gateways = this.gateways.list().filter((g) => isReady(g, g.status?.observedGeneration)).length;
+    const exports = this.exports
+      .flatMap((informer) => informer.list())
+      .filter((e) =>
+        isReady(e, e.status?.conditions?.find((c) => c.type === 'Ready')?.observedGeneration),
+      ).length;
     return { gateways, exports };
   }
 
   clusterState(namespace: string, gateway: string, cluster: string): string | undefined {
-    return this.gateways.get(`${namespace}/${gateway}`)?.status?.clusters?.find((c) => c.cluster === cluster)
-      ?.state;
+    return this.gateways.get(gateway, namespace)?.status?.clusters?.find((c) => c.cluster === cluster)?.state;
   }
 
   async stop(): Promise<void> {
@@ -458,22 +463,6 @@ async function answeredEverywhere(
     timeoutMs,
     20,
   );
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
-
-/** Watches open in the API servers on what the operator watches (the gauge every API server shares). */
-async function watchesOpen(fleet: Fleet): Promise<number> {
-  const text = await apiServerMetrics(fleet.env, fleet.names);
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^apiserver_longrunning_requests\{(.*)\} ([0-9.e+]+)$/.exec(line);
-    if (!m || !/verb="WATCH"/.test(m[1]!)) continue;
-    if (OPERATOR_RESOURCES.has(/resource="([^"]*)"/.exec(m[1]!)?.[1] ?? '')) sum += Number(m[2]);
-  }
-  return sum;
 }
 
 /** Resolves once the operator has made no reconcile for 2 s. */
@@ -552,7 +541,7 @@ async function measureRun(
       .filter(([k]) => OPERATOR_RESOURCES.has(k.split(' ')[1] ?? ''))
       .reduce((a, [, v]) => a + v, 0);
     const rest = await measureRest(fleet.env, fleet.names, restSeconds, op.child.pid);
-    const watches = (await watchesOpen(fleet)) - watchesWithout;
+    const watches = (await watchesOpen(fleet.env, fleet.names)) - watchesWithout;
 
     // Per change: the first cluster's first LoadBalancer, answered by every dns-server of its team.
     const first = fleet.names[0]!;
@@ -674,7 +663,7 @@ async function measureFleet(count: number): Promise<FleetResult> {
         await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', fleet.env.cluster(cluster).kubeconfig]),
       );
     readiness = await Readiness.watch(fleet);
-    const watchesWithout = await watchesOpen(fleet);
+    const watchesWithout = await watchesOpen(fleet.env, fleet.names);
     // The clusters with no operator: what the API servers, Cluster API and the dns-servers do by themselves.
     const baseline = await measureRest(fleet.env, fleet.names, restSeconds);
     const runs: Run[] = [];
