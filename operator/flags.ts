@@ -29,6 +29,8 @@ export interface Flags {
   leaderElectionNamespace: string;
   leaderElectionId: string;
   identity: string;
+  /** Active-active replicas (ADR 0207): management namespaces hashed into this many shards; 0: one active replica. */
+  shards: number;
   workers: number;
   /** Writes to one workload cluster: sustained requests a second, and how many at once above that. */
   workloadQps: number;
@@ -65,6 +67,10 @@ Flags:
   --leader-election-namespace NAME   namespace of the Lease (default kube-system)
   --leader-election-id NAME          name of the Lease (default capi-dns-controller)
   --identity NAME                    this replica's name in the Lease (default hostname_pid)
+  --shards N                         run replicas active-active: management namespaces hashed into N shards,
+                                     each served by one replica holding its Lease (capi-dns-controller-shard-K
+                                     in the leader-election namespace); replaces leader election. Keep N
+                                     fixed for the fleet's life, several times the replicas (default 0: off)
   --workers N                        GatewayDNS reconciled in parallel (default 4)
   --workload-qps N                   writes a second to one workload cluster, sustained (default 20; 0: no limit)
   --workload-burst N                 writes to one workload cluster above that rate at once (default 30)
@@ -97,6 +103,7 @@ export function parseFlags(argv: string[]): Flags {
       'leader-election-namespace': { type: 'string', default: 'kube-system' },
       'leader-election-id': { type: 'string', default: 'capi-dns-controller' },
       identity: { type: 'string', default: `${os.hostname()}_${process.pid}` },
+      shards: { type: 'string', default: '0' },
       workers: { type: 'string', default: '4' },
       'workload-qps': { type: 'string', default: '20' },
       'workload-burst': { type: 'string', default: '30' },
@@ -108,7 +115,10 @@ export function parseFlags(argv: string[]): Flags {
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1)
     throw new Error(`--workers: want a positive integer, got ${values.workers}`);
-  const count = (flag: 'workload-qps' | 'workload-burst' | 'max-concurrent-writes', min: number): number => {
+  const count = (
+    flag: 'workload-qps' | 'workload-burst' | 'max-concurrent-writes' | 'shards',
+    min: number,
+  ): number => {
     const n = Number(values[flag]);
     if (!Number.isInteger(n) || n < min)
       throw new Error(`--${flag}: want an integer of at least ${min}, got ${values[flag]}`);
@@ -149,6 +159,7 @@ export function parseFlags(argv: string[]): Flags {
     leaderElectionNamespace: values['leader-election-namespace'],
     leaderElectionId: values['leader-election-id'],
     identity: values.identity,
+    shards: count('shards', 0),
     workers,
     workloadQps: count('workload-qps', 0),
     workloadBurst: count('workload-burst', 1),

@@ -14,6 +14,7 @@ import { Metrics } from './runtime/metrics.js';
 import { removeAllMirrors } from './mirror/cleanup.js';
 import { WriteGate } from './runtime/write-gate.js';
 import { McsController } from './mcs/controller.js';
+import { Sharder } from './sharding/sharder.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
   const kc = new KubeConfig();
   if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
   else kc.loadFromDefault();
-  if (!reuseConnections(kc))
+  // Each replica by name in the API servers' audit logs: which of several wrote what.
+  const userAgent = `capi-dns-controller (${flags.identity})`;
+  if (!reuseConnections(kc, { userAgent }))
     log.warn(
       'this @kubernetes/client-node has no createDispatcher: every API request opens a new connection',
     );
@@ -50,6 +53,25 @@ async function main(): Promise<void> {
   });
   const metrics = new Metrics(writeGate);
   const events = new EventRecorder(kc, log, flags.identity);
+  // The one-shot clean-up takes no lease: it is run with the operator scaled to zero (or it would
+  // be waiting for the lease the running operator holds, which would then put the blocks back).
+  const cleanup = flags.cleanupCorefiles || flags.cleanupMirrors;
+  // Active-active (ADR 0207): each replica serves the namespaces of the shards whose Lease it holds.
+  const sharder =
+    flags.shards > 0 && !cleanup
+      ? new Sharder({
+          kc,
+          namespace: flags.leaderElectionNamespace,
+          identity: flags.identity,
+          group: flags.leaderElectionId,
+          shards: flags.shards,
+          log,
+        })
+      : undefined;
+  if (sharder) {
+    metrics.shards = () => sharder.heldShards.length;
+    sharder.onChange(() => (metrics.shardChanges += 1));
+  }
   const controller = new GatewayDnsController({
     management: kc,
     namespace: flags.namespace,
@@ -65,6 +87,8 @@ async function main(): Promise<void> {
     events,
     metrics,
     log,
+    share: sharder,
+    userAgent,
   });
   const corefiles =
     flags.manageCorefiles || flags.cleanupCorefiles
@@ -77,13 +101,11 @@ async function main(): Promise<void> {
           cleanup: flags.cleanupCorefiles,
           events,
           log,
+          share: sharder,
         })
       : undefined;
-  // The one-shot clean-up takes no lease: it is run with the operator scaled to zero (or it would
-  // be waiting for the lease the running operator holds, which would then put the blocks back).
-  const cleanup = flags.cleanupCorefiles || flags.cleanupMirrors;
   const elector =
-    flags.leaderElect && !cleanup
+    flags.leaderElect && !cleanup && !sharder
       ? new LeaderElector({
           kc,
           namespace: flags.leaderElectionNamespace,
@@ -106,6 +128,8 @@ async function main(): Promise<void> {
     );
     await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
     await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
+    // After the work stopped: the shards go to the others at once, with nothing of ours in flight.
+    await sharder?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
     await elector?.release();
     await health.close();
   }, log);
@@ -152,10 +176,17 @@ async function main(): Promise<void> {
     watches: controller.watches,
     workers: flags.workers,
     log,
+    share: sharder,
   });
   mcs.start();
   stopping.push(() => mcs.stop());
-  log.info('reconciling', { domainSuffix: flags.domainSuffix, recordsNamespace: flags.recordsNamespace });
+  // Started once every controller listens: a shard gained enqueues from their synced caches.
+  await sharder?.start();
+  log.info('reconciling', {
+    domainSuffix: flags.domainSuffix,
+    recordsNamespace: flags.recordsNamespace,
+    ...(sharder ? { shards: flags.shards } : {}),
+  });
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import type { WriteGate } from '../runtime/write-gate.js';
+import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
 
@@ -40,6 +41,14 @@ export interface ClusterCacheOptions {
   writeGate?: WriteGate;
   /** Why the Cluster may not be connected to yet (its control plane not initialized), or undefined. */
   notConnectableYet?: (namespace: string, cluster: string) => string | undefined;
+  /**
+   * The namespaces this replica serves (ADR 0207); all when unset. No client is built for a
+   * Cluster of another's namespace, every write is refused once its shard is lost, and the
+   * clients of a lost namespace are dropped with their watches.
+   */
+  share?: Share;
+  /** Sent with every request to a workload cluster: names this replica in the API servers' audit logs. */
+  userAgent?: string;
 }
 
 interface Entry {
@@ -56,7 +65,19 @@ export class ClusterCache {
   private readonly problems = new Map<string, string>();
   private readonly listeners: ((event: ClusterEvent) => void)[] = [];
 
-  constructor(private readonly opts: ClusterCacheOptions) {}
+  private readonly share: Share;
+
+  constructor(private readonly opts: ClusterCacheOptions) {
+    this.share = opts.share ?? WHOLE_FLEET;
+    this.share.onChange((affected, held) => {
+      if (held) return;
+      for (const [key, entry] of [...this.entries])
+        if (affected(key.slice(0, key.indexOf('/')))) {
+          this.opts.log.info('shard lost: dropping the cluster client', { cluster: key });
+          this.drop(key, entry);
+        }
+    });
+  }
 
   onEvent(listener: (event: ClusterEvent) => void): void {
     this.listeners.push(listener);
@@ -65,6 +86,10 @@ export class ClusterCache {
   /** The cluster's client and watches, built on first use; undefined when its kubeconfig is missing or bad. */
   get(namespace: string, cluster: string): RemoteCluster | undefined {
     const key = clusterKey(namespace, cluster);
+    if (!this.share.owns(namespace)) {
+      this.problems.set(key, notServed(namespace));
+      return undefined;
+    }
     const existing = this.entries.get(key);
     if (existing) return existing.remote;
     const waiting = this.opts.notConnectableYet?.(namespace, cluster);
@@ -98,13 +123,14 @@ export class ClusterCache {
     }
     const kc = loaded.kc;
     this.problems.delete(key);
-    reuseConnections(kc);
+    reuseConnections(kc, { userAgent: this.opts.userAgent });
     const remote = new RemoteCluster({
       key,
       kc,
       recordsNamespace: this.opts.recordsNamespace,
       relistMs: this.opts.relistMs,
       writeGate: this.opts.writeGate,
+      fence: () => (this.share.owns(namespace) ? undefined : notServed(namespace)),
       onChange: (change) => this.emit({ type: 'change', cluster: key, change }),
       onHealth: ({ healthy, changed, error, watch }) => {
         if (changed)
@@ -185,6 +211,10 @@ export class ClusterCache {
   private emit(event: ClusterEvent): void {
     for (const l of this.listeners) l(event);
   }
+}
+
+function notServed(namespace: string): string {
+  return `namespace ${namespace} is not this replica's share now (another replica serves it)`;
 }
 
 function fingerprint(value: string): string {

@@ -92,6 +92,12 @@ export interface RemoteClusterOptions {
   probeTimeoutMs?: number;
   /** Where the operator's writes to every cluster queue (default: one of this cluster's own, unlimited). */
   writeGate?: WriteGate;
+  /**
+   * Why this replica may not write to the cluster now (its namespace's shard is not held), or
+   * undefined: asked as each write starts, not when it is queued, so a write queued before a shard
+   * was lost never reaches the cluster (ADR 0207's fence).
+   */
+  fence?: () => string | undefined;
 }
 
 /** A gate that lets every request through at once: a RemoteCluster made without one (tests). */
@@ -162,7 +168,16 @@ export class RemoteCluster {
    * given `timeoutMs` from then: every write to a workload cluster goes through here.
    */
   write<T>(what: string, timeoutMs: number, request: () => Promise<T>): Promise<T> {
-    return (this.opts.writeGate ?? UNLIMITED).run(this.opts.key, what, timeoutMs, request);
+    const fence = this.opts.fence;
+    const fenced = fence
+      ? () => {
+          const refused = fence();
+          return refused
+            ? Promise.reject(new Error(`${what} in cluster ${this.opts.key} not sent: ${refused}`))
+            : request();
+        }
+      : request;
+    return (this.opts.writeGate ?? UNLIMITED).run(this.opts.key, what, timeoutMs, fenced);
   }
 
   get key(): string {

@@ -11,6 +11,7 @@ import type { EventRecorder } from '../runtime/events.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { objectKey, WorkQueue } from '../runtime/workqueue.js';
+import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import {
   COREDNS_CONFIGMAP,
@@ -33,6 +34,8 @@ export interface CorefileControllerOptions {
   cleanup: boolean;
   events: EventRecorder;
   log: Logger;
+  /** The namespaces this replica serves (ADR 0207); all when unset. */
+  share?: Share;
 }
 
 export class CorefileController {
@@ -56,8 +59,11 @@ export class CorefileController {
       events: opts.events,
       log: opts.log,
     });
+    const share = opts.share ?? WHOLE_FLEET;
     this.queue = new WorkQueue(
       async (key) => {
+        // Another replica's namespace: its Corefiles are that replica's to write.
+        if (!share.owns(key.slice(0, key.indexOf('/')))) return void this.results.set(key, 'not-served');
         this.results.set(key, await this.reconciler.reconcile(key));
       },
       {
@@ -81,6 +87,12 @@ export class CorefileController {
       for (const c of opts.clusterObjects.list(name)) this.queue.add(objectKey(c));
     });
     opts.clusters.onEvent((event) => this.onClusterEvent(event));
+    // A namespace gained: its Clusters' Corefiles are looked at now.
+    share.onChange((affected, held) => {
+      if (held)
+        for (const c of opts.clusterObjects.list())
+          if (affected(c.metadata?.namespace ?? '')) this.queue.add(objectKey(c));
+    });
   }
 
   /** Call once the Cluster informer has synced (the GatewayDNS controller's start() waits for it). */

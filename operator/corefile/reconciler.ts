@@ -21,7 +21,6 @@ import {
 } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import type { EventRecorder, EventTarget } from '../runtime/events.js';
-import { withTimeout } from '../runtime/equal.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { TerminalError } from '../runtime/workqueue.js';
 import { CorefileError } from './errors.js';
@@ -119,14 +118,16 @@ export class CorefileReconciler {
     if (!next.changed) return 'current';
 
     try {
-      await withTimeout(
-        remote.core.replaceNamespacedConfigMap({
-          name: COREDNS_CONFIGMAP,
-          namespace: COREDNS_NAMESPACE,
-          body: { ...configMap, data: { ...configMap.data, [COREFILE_KEY]: next.corefile } } as V1ConfigMap,
-        }),
+      // Through the cluster's write gate, as every other write: rate-limited, and fenced by the shard.
+      await remote.write(
+        `update ${COREDNS_NAMESPACE}/${COREDNS_CONFIGMAP}`,
         this.opts.requestTimeoutMs ?? 10_000,
-        `update kube-system/coredns in cluster ${key}`,
+        () =>
+          remote.core.replaceNamespacedConfigMap({
+            name: COREDNS_CONFIGMAP,
+            namespace: COREDNS_NAMESPACE,
+            body: { ...configMap, data: { ...configMap.data, [COREFILE_KEY]: next.corefile } } as V1ConfigMap,
+          }),
       );
     } catch (err) {
       // 409: the Corefile changed since we read it; the watch brings the new text and we run again.

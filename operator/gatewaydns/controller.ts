@@ -42,6 +42,7 @@ import {
 import { onClusterChange } from '../clusters/cluster-changes.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
 import type { WriteGate } from '../runtime/write-gate.js';
+import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 
 export interface ControllerOptions {
   management: KubeConfig;
@@ -66,6 +67,13 @@ export interface ControllerOptions {
   departedGraceMs?: number;
   /** Every GatewayDNS is reconciled again this often, whatever happened (a safety net, not needed for correctness). */
   resyncMs?: number;
+  /**
+   * The management namespaces this replica serves (ADR 0207); all when unset. The informers of the
+   * management cluster see every namespace; clients, watches and writes are for these only.
+   */
+  share?: Share;
+  /** Sent with every request to a workload cluster (ClusterCache). */
+  userAgent?: string;
 }
 
 type Obj<T> = T & KubernetesObject;
@@ -98,7 +106,10 @@ export class GatewayDnsController {
   /** Clusters deleted while paused, by "namespace/name", kept frozen until they come back or the grace ends. */
   private readonly departed = new Map<string, { cluster: Obj<ClusterObject>; timer: NodeJS.Timeout }>();
 
+  readonly share: Share;
+
   constructor(private readonly opts: ControllerOptions) {
+    this.share = opts.share ?? WHOLE_FLEET;
     const custom = opts.management.makeApiClient(CustomObjectsApi);
     const kc = opts.management;
     const ns = opts.namespace;
@@ -150,6 +161,8 @@ export class GatewayDnsController {
       secretProblem: (namespace, name) => this.secrets.problem(namespace, name),
       kubeconfigPolicy: opts.kubeconfigPolicy,
       writeGate: opts.writeGate,
+      share: this.share,
+      userAgent: opts.userAgent,
       log: opts.log,
       relistMs: opts.relistMs,
       // As Cluster API's own cluster cache: no connection before Cluster API reports the Cluster up,
@@ -180,6 +193,7 @@ export class GatewayDnsController {
       metrics: opts.metrics,
       log: opts.log,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
+      serves: (namespace) => this.share.owns(namespace),
     });
     this.queue = new WorkQueue((key) => this.handle(key), {
       concurrency: opts.workers,
@@ -237,6 +251,11 @@ export class GatewayDnsController {
   }
 
   private async handle(key: string): Promise<void> {
+    if (!this.share.owns(key.slice(0, key.indexOf('/')))) {
+      // Another replica's (or no one's, until a shard is taken): let go, write nothing.
+      this.pendingSince.delete(key);
+      return this.reconciler.release(key);
+    }
     const began = Date.now();
     const since = this.pendingSince.get(key);
     this.pendingSince.delete(key);
@@ -284,6 +303,11 @@ export class GatewayDnsController {
       this.enqueueNamespace(namespace);
     });
     this.clusters.onEvent((event) => this.onClusterEvent(event));
+    // Gained: reconciled now. Lost: reconciled to let go (the clients are already dropped).
+    this.share.onChange((affected) => {
+      for (const gw of this.gatewayDns.list())
+        if (affected(gw.metadata?.namespace ?? '')) this.queue.add(objectKey(gw));
+    });
   }
 
   private onClusterEvent(event: ClusterEvent): void {

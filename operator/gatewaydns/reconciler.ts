@@ -80,6 +80,11 @@ export interface ReconcilerOptions {
   writer?: OwnedObjectWriter;
   /** The operator's one register of workload watch holds (shared with Multi-Cluster Services); one of its own when unset. */
   watches?: WorkloadWatches;
+  /**
+   * Whether this replica serves the management namespace now (ADR 0207); all when unset. Checked
+   * again right before each write to the management cluster, so a shard lost mid-reconcile stops it.
+   */
+  serves?: (namespace: string) => boolean;
 }
 
 export interface ReconcileSummary {
@@ -168,6 +173,14 @@ export class GatewayDnsReconciler {
     if (!gw) return this.reconcileGone(key, targets, log);
     if (gw.metadata.deletionTimestamp) return this.reconcileDelete(gw, targets, log);
     return this.reconcileNormal(gw, targets, log);
+  }
+
+  /**
+   * Another replica serves it now: everything remembered of it goes, nothing is written or
+   * withdrawn (its record sets are the other replica's to keep).
+   */
+  release(key: string): void {
+    this.forget(key);
   }
 
   /** Everything this process remembers of one GatewayDNS, let go of at once. */
@@ -550,14 +563,22 @@ export class GatewayDnsReconciler {
 
   /** The valid, older GatewayDNS (any namespace) whose claims this process has not read yet. */
   private olderClaimsUnread(gw: GatewayDNS, self: HostnameClaim): string[] {
-    return this.opts
-      .listGatewayDns('')
-      .filter((o) => !o.metadata.deletionTimestamp && validatedSpec(o.spec).valid)
-      .map((o) => hostnameClaimOf(o, [], []))
-      .filter(
-        (o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && !this.claims.hasRead(o.gatewayDns),
-      )
-      .map((o) => o.gatewayDns);
+    return (
+      this.opts
+        .listGatewayDns('')
+        // Another replica's GatewayDNS are read there: waiting for them here would wait for nothing.
+        .filter(
+          (o) =>
+            !o.metadata.deletionTimestamp &&
+            validatedSpec(o.spec).valid &&
+            this.serves(o.metadata.namespace ?? ''),
+        )
+        .map((o) => hostnameClaimOf(o, [], []))
+        .filter(
+          (o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && !this.claims.hasRead(o.gatewayDns),
+        )
+        .map((o) => o.gatewayDns)
+    );
   }
 
   private holdForClaims(key: string, unread: string[], log: Logger): void {
@@ -678,12 +699,26 @@ export class GatewayDnsReconciler {
     }
   }
 
+  private serves(namespace: string): boolean {
+    return this.opts.serves?.(namespace) ?? true;
+  }
+
+  /** The fence of ADR 0207 for the management cluster: status and finalizers only while the namespace is served here. */
+  private fence(gw: GatewayDNS, what: string): void {
+    const namespace = gw.metadata.namespace ?? '';
+    if (!this.serves(namespace))
+      throw new Error(
+        `${what} of gatewaydns ${namespace}/${gw.metadata.name} not written: namespace ${namespace} is not this replica's share now`,
+      );
+  }
+
   private async writeStatus(gw: GatewayDNS, status: GatewayDNSStatus): Promise<void> {
     const key = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
     if (sameJson(gw.status ?? {}, status)) {
       this.statusWritten.set(key, gw.metadata.uid);
       return;
     }
+    this.fence(gw, 'status');
     await withTimeout(
       this.custom.patchNamespacedCustomObjectStatus(
         {
@@ -704,6 +739,7 @@ export class GatewayDnsReconciler {
   }
 
   private async setFinalizers(gw: GatewayDNS, finalizers: string[]): Promise<void> {
+    this.fence(gw, 'finalizers');
     await withTimeout(
       this.custom.patchNamespacedCustomObject(
         {

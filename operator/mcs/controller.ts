@@ -15,6 +15,7 @@ import type { WorkloadWatches } from '../gatewaydns/watches.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
+import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { ClusterProperties } from './cluster-properties.js';
 import { McsReconciler, serviceKey, type Member } from './reconciler.js';
 
@@ -30,6 +31,8 @@ export interface McsControllerOptions {
   log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The management namespaces (ClusterSets) this replica serves (ADR 0207); all when unset. */
+  share?: Share;
 }
 
 const MEMBER = 'member';
@@ -43,7 +46,10 @@ export class McsController {
   /** ServiceExport generation and deletion per object: a status-only update (ours) enqueues nothing. */
   private readonly seenExport = new Map<string, string>();
 
+  private readonly share: Share;
+
   constructor(private readonly opts: McsControllerOptions) {
+    this.share = opts.share ?? WHOLE_FLEET;
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.reconciler = new McsReconciler({
@@ -80,6 +86,14 @@ export class McsController {
       if (this.clusterSet(ns) || this.seenSet.get(ns)) this.enqueueNamespace(ns);
     });
     this.opts.clusters.onEvent((event) => this.onClusterEvent(event));
+    this.share.onChange((affected, held) => {
+      // Lost: what is remembered of its Services is let go (the clients are already dropped).
+      if (!held) return this.reconciler.keysWhere(affected).forEach((key) => this.reconciler.release(key));
+      for (const ns of this.opts.namespaces.list()) {
+        const name = ns.metadata?.name ?? '';
+        if (affected(name) && clusterSetOf(ns)) this.enqueueNamespace(name);
+      }
+    });
     for (const ns of this.opts.namespaces.list()) this.seenSet.set(ns.metadata?.name ?? '', clusterSetOf(ns));
     this.queue.start();
     for (const ns of this.opts.namespaces.list())
@@ -92,6 +106,10 @@ export class McsController {
 
   private async handle(key: string): Promise<void> {
     const [kind, ns = '', cluster = ''] = key.split('|');
+    if (!this.share.owns(kind === MEMBER ? ns : (kind ?? ''))) {
+      if (kind !== MEMBER) this.reconciler.release(key);
+      return;
+    }
     if (kind !== MEMBER) {
       const summary = await this.reconciler.reconcile(key);
       if (summary.failed.length) throw new Error(`not written everywhere: ${summary.failed.join('; ')}`);

@@ -72,6 +72,17 @@ export class McsReconciler {
 
   constructor(private readonly opts: McsReconcilerOptions) {}
 
+  /** Another replica serves its namespace now: what this one remembers of the key goes, nothing is written. */
+  release(key: string): void {
+    this.lastSeen.delete(key);
+    this.opts.watches.drop(`mcs:${key}`);
+  }
+
+  /** The keys this reconciler remembers something of, in the management namespaces `affected` names. */
+  keysWhere(affected: (managementNamespace: string) => boolean): string[] {
+    return [...this.lastSeen.keys()].filter((key) => affected(key.slice(0, key.indexOf('|'))));
+  }
+
   async reconcile(key: string): Promise<McsSummary> {
     const [managementNamespace = '', namespace = '', name = ''] = key.split('|');
     const members = this.opts.members(managementNamespace);

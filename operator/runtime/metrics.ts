@@ -11,6 +11,10 @@ export class Metrics {
   recordSetsWritten = 0;
   recordSetsDeleted = 0;
   leader = 0;
+  /** Shards whose Lease this replica holds (--shards); read when scraped. */
+  shards: () => number = () => 0;
+  /** Shards gained or lost by this replica since it started. */
+  shardChanges = 0;
   clustersReachable = 0;
   clustersKnown = 0;
   readonly registry: Registry = processRegistry();
@@ -82,6 +86,12 @@ export class Metrics {
     );
     gauge('capi_dns_clusters_known', 'Workload clusters with a client.', () => this.clustersKnown);
     gauge('capi_dns_leader', '1 when this replica holds the leader Lease.', () => this.leader);
+    gauge('capi_dns_shards_held', 'Shards whose Lease this replica holds (--shards).', () => this.shards());
+    counter(
+      'capi_dns_shard_changes_total',
+      'Shards this replica gained or lost (--shards).',
+      () => this.shardChanges,
+    );
   }
 
   observePropagation(seconds: number): void {

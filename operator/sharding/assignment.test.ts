@@ -1,4 +1,4 @@
-import { hash32, ownerOf, shardOfCluster, shardsOf } from './assignment.js';
+import { hash32, ownerOf, shardOfNamespace, shardsOf } from './assignment.js';
 
 const members = (n: number) => Array.from({ length: n }, (_, i) => `capi-dns-controller-${i}`);
 
@@ -33,7 +33,7 @@ describe('shard assignment', () => {
       if (ownerOf(shard, after) !== after[3]) expect(ownerOf(shard, before)).toBe(ownerOf(shard, after));
   });
 
-  it('spreads shards and clusters evenly enough', () => {
+  it('spreads shards and namespaces evenly enough', () => {
     const three = members(3);
     for (const m of three) {
       const share = shardsOf(m, three, 64).length;
@@ -41,8 +41,7 @@ describe('shard assignment', () => {
       expect(share).toBeLessThan((64 / 3) * 1.6);
     }
     const counts = new Array<number>(32).fill(0);
-    for (let i = 0; i < 3200; i++)
-      counts[shardOfCluster({ namespace: `team-${i % 7}`, name: `c${i}` }, 32)]!++;
+    for (let i = 0; i < 3200; i++) counts[shardOfNamespace(`team-${i}`, 32)]!++;
     expect(Math.min(...counts)).toBeGreaterThan(60);
     expect(Math.max(...counts)).toBeLessThan(140);
   });

@@ -1,5 +1,6 @@
-// Which replica serves which cluster (ADR 0207), pure: a cluster belongs to a
-// shard by a hash of its namespace/name, fixed for the fleet's life; a shard
+// Which replica serves which clusters (ADR 0207), pure: a management namespace
+// (and so its Clusters, its GatewayDNS, its ClusterSet) belongs to a shard by a
+// hash of its name, fixed for the fleet's life; a shard
 // belongs to the live member with the highest hash of (member, shard):
 // rendezvous hashing, so every replica computes the same assignment from the
 // same member list, a member joining takes only the shards it now wins (about
@@ -20,9 +21,9 @@ export function hash32(key: string): number {
   return h >>> 0;
 }
 
-/** The shard of a Cluster API cluster (its management namespace and name). */
-export function shardOfCluster(cluster: { namespace: string; name: string }, shards: number): number {
-  return hash32(`${cluster.namespace}/${cluster.name}`) % shards;
+/** The shard of a management namespace: of every Cluster, GatewayDNS and ClusterSet in it. */
+export function shardOfNamespace(namespace: string, shards: number): number {
+  return hash32(namespace) % shards;
 }
 
 /** The member that serves a shard: undefined only when there is none. Ties go to the smaller name. */

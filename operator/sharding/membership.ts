@@ -46,6 +46,8 @@ export class Membership {
   private readonly durationMs: number;
   private readonly renewPeriodMs: number;
   private readonly sightings = new LeaseSightings();
+  /** Expired member Leases being deleted (collect). */
+  private readonly collecting = new Set<string>();
   private current: string[] = [];
   private renewTimer?: NodeJS.Timeout;
   private expiryTimer?: NodeJS.Timeout;
@@ -132,6 +134,40 @@ export class Membership {
     this.renewTimer = setTimeout(() => void this.renew(), this.renewPeriodMs);
   }
 
+  /**
+   * A member Lease this replica has seen go unrenewed for its whole duration is deleted, on the
+   * condition that it is still the version seen (a late renewal wins): a replica starting later
+   * then does not count the dead one live for a lease duration of its own before it takes its share.
+   */
+  private collect(lease: V1Lease): void {
+    const name = lease.metadata?.name ?? '';
+    const resourceVersion = lease.metadata?.resourceVersion;
+    if (!name || !resourceVersion || this.collecting.has(name) || this.stopped) return;
+    this.collecting.add(name);
+    this.api
+      .deleteNamespacedLease({
+        namespace: this.opts.namespace,
+        name,
+        body: { preconditions: { resourceVersion } },
+      })
+      .then(
+        () =>
+          this.opts.log.info('membership: expired member Lease deleted', {
+            lease: name,
+            holder: lease.spec?.holderIdentity,
+          }),
+        (err: unknown) => {
+          // 404: another member was first; 409: it was renewed after all.
+          if (httpStatus(err) !== 404 && httpStatus(err) !== 409)
+            this.opts.log.warn('membership: could not delete an expired member Lease', {
+              lease: name,
+              error: errorText(err),
+            });
+        },
+      )
+      .finally(() => this.collecting.delete(name));
+  }
+
   private recompute(): void {
     if (this.stopped) return;
     const now = Date.now();
@@ -144,7 +180,11 @@ export class Membership {
       const holder = lease.spec?.holderIdentity ?? '';
       const seenAt = this.sightings.observe(lease, now);
       const durationMs = (lease.spec?.leaseDurationSeconds ?? this.durationMs / 1000) * 1000;
-      if (!holder || now - seenAt > durationMs) continue;
+      if (!holder) continue;
+      if (now - seenAt > durationMs) {
+        this.collect(lease);
+        continue;
+      }
       live.add(holder);
       nextExpiry = Math.min(nextExpiry, seenAt + durationMs);
     }

@@ -1,13 +1,14 @@
 // A replica's share of the fleet (ADR 0207): the live members (membership.ts)
 // → the shards this replica is assigned (assignment.ts) → the shards whose
-// Lease it holds (shard-leases.ts). owns(cluster) is the one question the
-// controllers ask, right before they act for a cluster; onChange tells them
-// to look again when the answer changes for some clusters.
+// Lease it holds (shard-leases.ts). owns(namespace) is the one question the
+// controllers ask, right before they act for a namespace's clusters; onChange
+// tells them to look again when the answer changes for some namespaces.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../runtime/log.js';
-import { shardOfCluster, shardsOf } from './assignment.js';
+import { shardOfNamespace, shardsOf } from './assignment.js';
 import { Membership } from './membership.js';
 import { ShardLeases } from './shard-leases.js';
+import type { Share } from './share.js';
 
 export interface SharderOptions {
   kc: KubeConfig;
@@ -24,9 +25,7 @@ export interface SharderOptions {
   log: Logger;
 }
 
-export type ClusterKey = { namespace: string; name: string };
-
-export class Sharder {
+export class Sharder implements Share {
   private readonly membership: Membership;
   private readonly leases: ShardLeases;
   private readonly listeners: ((shard: number, held: boolean) => void)[] = [];
@@ -46,18 +45,18 @@ export class Sharder {
     });
   }
 
-  /** Called when this replica gains (held true) or loses a shard. */
-  onChange(listener: (shard: number, held: boolean) => void): void {
-    this.listeners.push(listener);
+  /** Called when this replica gains (held true) or loses a shard: `affected` says which namespaces are in it. */
+  onChange(listener: (affected: (namespace: string) => boolean, held: boolean) => void): void {
+    this.listeners.push((shard, held) => listener((namespace) => this.shardOf(namespace) === shard, held));
   }
 
-  shardOf(cluster: ClusterKey): number {
-    return shardOfCluster(cluster, this.opts.shards);
+  shardOf(namespace: string): number {
+    return shardOfNamespace(namespace, this.opts.shards);
   }
 
-  /** This replica may act for the cluster now (it holds the cluster's shard Lease, renewed in time). */
-  owns(cluster: ClusterKey): boolean {
-    return this.leases.holds(this.shardOf(cluster));
+  /** This replica may act for the namespace now (it holds the namespace's shard Lease, renewed in time). */
+  owns(namespace: string): boolean {
+    return this.leases.holds(this.shardOf(namespace));
   }
 
   /** The shards assigned to this replica by the members it sees (held or being acquired). */

@@ -67,6 +67,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Gives every cluster a node and a controller-manager and scheduler (needs root). */
   nodes?: NodeOptions;
+  /** Every API server logs each write to DIR/CLUSTER/audit.log (auditedWrites reads it). */
+  auditWrites?: boolean;
 }
 
 export class TestEnv {
@@ -89,6 +91,7 @@ export class TestEnv {
       '--cluster-api',
       clusterApiManifests(),
     ];
+    if (opts.auditWrites) args.push('--audit-writes');
     if (opts.nodes) {
       args.push('--nodes', '--sandbox-image', opts.nodes.sandboxImage);
       for (const image of opts.nodes.images) args.push('--node-image', `${image.archive}=${image.ref}`);

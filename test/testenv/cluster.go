@@ -36,6 +36,20 @@ type cluster struct {
 	relay              *stableProxy
 }
 
+// auditWrites (--audit-writes): each API server logs every write, so that a
+// test can tell which client wrote what (the user agent) and when.
+var auditWrites bool
+
+// Writes only, at Metadata level, once each (when the response is complete).
+const auditWritesPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`
+
 func newCluster(name, root, etcdURL, tokenFile, token string, plan *nodePlan) (*cluster, error) {
 	dir := filepath.Join(root, name)
 	if err := os.MkdirAll(filepath.Join(dir, "pki"), 0o755); err != nil {
@@ -117,6 +131,19 @@ func (c *cluster) start() error {
 		"--cert-dir=" + filepath.Join(c.dir, "pki"),
 		"--token-auth-file=" + c.tokenFile,
 		"--authorization-mode=RBAC",
+	}
+	if auditWrites {
+		policy := filepath.Join(c.dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditWritesPolicy), 0o644); err != nil {
+			return err
+		}
+		flags = append(flags,
+			"--audit-policy-file="+policy,
+			"--audit-log-path="+filepath.Join(c.dir, "audit.log"),
+			"--audit-log-format=json",
+			// Written as the request completes, so a reader sees it at once.
+			"--audit-log-mode=blocking",
+		)
 	}
 	if c.plan != nil {
 		flags = append(flags,

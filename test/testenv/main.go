@@ -80,6 +80,7 @@ func main() {
 	})
 	flag.StringVar(&opts.sandboxImage, "sandbox-image", "", "reference of the pause image among the --node-image ones (required with --nodes)")
 	flag.StringVar(&opts.bin, "bin-dir", "", "folder of kubelet, kube-proxy, kube-controller-manager, kube-scheduler and cluster-api-manager (default: this binary's folder)")
+	flag.BoolVar(&auditWrites, "audit-writes", false, "every API server logs each write (create, update, patch, delete; metadata only, with the client's user agent) to DIR/CLUSTER/audit.log")
 	clusterAPIManifests := flag.String("cluster-api", "", "run Cluster API's core controller manager (BIN-DIR/cluster-api-manager) against the management cluster, with the CRDs and webhook configurations of this folder (crds/*.yaml, webhook.yaml; build.sh fills .cache/cluster-api)")
 	flag.Parse()
 	if opts.bin == "" {
