@@ -20,3 +20,12 @@ describe('--paused-departure-grace', () => {
     expect(() => parseFlags(['--paused-departure-grace', 'soon'])).toThrow(/--paused-departure-grace/);
   });
 });
+
+describe('--shards', () => {
+  it('is off by default and takes a non-negative integer', () => {
+    expect(parseFlags([]).shards).toBe(0);
+    expect(parseFlags(['--shards', '16']).shards).toBe(16);
+    expect(() => parseFlags(['--shards', '-1'])).toThrow(/--shards/);
+    expect(() => parseFlags(['--shards', 'many'])).toThrow(/--shards/);
+  });
+});

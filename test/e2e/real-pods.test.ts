@@ -1,6 +1,6 @@
 // The walkthrough with real pods, as a user runs it: the steps of
 // `npm run demo -- --pods` (demo/pods.ts), one test each, then what a
-// platform team would try next: the operator's leader pod, a dns-server pod
+// platform team would try next: the operator pod serving the team, a dns-server pod
 // and the CoreDNS pod deleted, and kuard still answering by name; a rolling
 // restart of the dns-server losing no query; 100,000 records within the
 // dns-server's memory limit. Needs root
@@ -10,6 +10,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { PodWalkthrough } from '../../demo/pods.js';
+import { NAMESPACE } from '../../demo/walkthrough.js';
+import { shardOfNamespace } from '../../operator/sharding/assignment.js';
+import { MEMBER_LABEL } from '../../operator/sharding/membership.js';
+import { shardLeaseName } from '../../operator/sharding/shard-leases.js';
 import { eventually } from '../support/kube.js';
 import {
   changeFirstRecord,
@@ -44,27 +48,55 @@ describe('the walkthrough with real pods', () => {
       360_000,
     );
 
-  it('replaces a deleted operator pod; with two replicas the Lease moves to the standby', async () => {
+  it("three operator replicas share the namespaces; a deleted pod's shards are held by the others", async () => {
     const management = w.kubectl('management');
     const ns = ['-n', 'capi-dns-system'];
-    await management.run([...ns, 'scale', 'deployment/capi-dns-controller', '--replicas=2']);
     await management.run([...ns, 'rollout', 'status', 'deployment/capi-dns-controller', '--timeout=120s']);
+    // config/operator: --shards=16, the Leases named after the default --leader-election-id.
+    const lease = shardLeaseName('capi-dns-controller', shardOfNamespace(NAMESPACE, 16));
     const holder = async (): Promise<string> =>
-      management.run([...ns, 'get', 'lease', 'capi-dns-controller', '-o', 'jsonpath={.spec.holderIdentity}']);
-    const leader = await eventually(holder, 30_000, 500);
-    expect(leader).toMatch(/^capi-dns-controller-/);
-    await management.run([...ns, 'delete', 'pod', leader, '--wait=false']);
-    const began = Date.now();
-    const next = await eventually(
+      (await management.run([...ns, 'get', 'lease', lease, '-o', 'jsonpath={.spec.holderIdentity}'])).trim();
+    const members = async (): Promise<string[]> =>
+      (
+        await management.run([
+          ...ns,
+          'get',
+          'lease',
+          '-l',
+          `${MEMBER_LABEL}=capi-dns-controller`,
+          '-o',
+          'jsonpath={.items[*].spec.holderIdentity}',
+        ])
+      )
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    await eventually(async () => expect(await members()).toHaveLength(3), 60_000, 500);
+    const owner = await eventually(
       async () => {
         const h = await holder();
-        if (h === leader || h === '') throw new Error(`the Lease is still held by ${h}`);
+        if (!h) throw new Error(`the Lease ${lease} is not held yet`);
         return h;
       },
       60_000,
       500,
     );
-    process.stderr.write(`operator leader pod deleted → Lease held by ${next}: ${Date.now() - began} ms\n`);
+    expect(owner).toMatch(/^capi-dns-controller-/);
+    // Deleted: the pod leaves cleanly (SIGTERM), so it gives its shards up at once.
+    await management.run([...ns, 'delete', 'pod', owner, '--wait=false']);
+    const began = Date.now();
+    const next = await eventually(
+      async () => {
+        const h = await holder();
+        if (h === owner || h === '') throw new Error(`the Lease ${lease} is still held by ${h || 'nobody'}`);
+        return h;
+      },
+      60_000,
+      200,
+    );
+    process.stderr.write(
+      `operator pod serving ${NAMESPACE} deleted → its shard held by ${next}: ${Date.now() - began} ms\n`,
+    );
     await management.run([...ns, 'rollout', 'status', 'deployment/capi-dns-controller', '--timeout=120s']);
     await w.curlFromClusterB('kuard-test-after-operator');
   }, 300_000);

@@ -223,7 +223,7 @@ describe('rendered manifests', () => {
     },
   );
 
-  it("the operator's Lease is where its Role lets it write", async () => {
+  it("the operator's Leases are where its Role lets it write; three replicas share the namespaces by shard", async () => {
     const manifests = await render('config/default');
     const deployment = manifests.find((m) => m.kind === 'Deployment');
     const role = manifests.find((m) => m.kind === 'Role');
@@ -231,6 +231,8 @@ describe('rendered manifests', () => {
       .containers[0];
     expect(container?.args).toContain('--leader-election-namespace=$(POD_NAMESPACE)');
     expect(deployment?.metadata.namespace).toBe(role?.metadata.namespace);
+    expect(deployment?.spec?.replicas).toBe(3);
+    expect(container?.args).toContain('--shards=16');
   });
 
   it('the dns-server: CoreDNS alone on the DNS port, monitoring alone on metrics; critical; one replica per node; a lame duck within the grace period', async () => {
@@ -375,11 +377,14 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'update secrets -n dev-team'],
     [true, 'create events -n dev-team'],
     [false, 'patch events -n dev-team'],
+    // Sharded replicas: a member Lease each (named after the pod) and a Lease per shard, found by label.
     [true, 'create leases.coordination.k8s.io -n capi-dns-system'],
-    [true, 'update leases.coordination.k8s.io/capi-dns-controller -n capi-dns-system'],
-    [false, 'update leases.coordination.k8s.io/someone-else -n capi-dns-system'],
+    [true, 'watch leases.coordination.k8s.io -n capi-dns-system'],
+    [true, 'update leases.coordination.k8s.io/capi-dns-controller-shard-7 -n capi-dns-system'],
+    [true, 'delete leases.coordination.k8s.io/capi-dns-controller-member-x -n capi-dns-system'],
     [false, 'patch leases.coordination.k8s.io/capi-dns-controller -n capi-dns-system'],
     [false, 'create leases.coordination.k8s.io -n kube-system'],
+    [false, 'watch leases.coordination.k8s.io -A'],
     [false, 'list configmaps -n kube-system'],
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
   ])('operator may (%s) %s', async (allowed, verbAndResource) => {
