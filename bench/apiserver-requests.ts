@@ -87,12 +87,14 @@ export const OPERATOR_RESOURCES = new Set([
   'customresourcedefinitions',
 ]);
 
-/** The operator at rest after its cold start: what it costs while nothing changes. */
+/** The operator at rest after its cold start: what it costs while nothing changes (all its replicas together). */
 export interface AtRest {
   seconds: number;
   requests: Map<string, number>;
   cpuSeconds: number;
   rssMb: number;
+  /** The largest replica's resident memory (rssMb itself with one replica). */
+  rssMaxMb: number;
   sockets: number;
 }
 
@@ -100,18 +102,20 @@ export async function measureRest(
   env: TestEnv,
   names: string[],
   seconds: number,
-  pid?: number,
+  pids: number[] = [],
 ): Promise<AtRest> {
   const before = await allRequests(env, names);
-  const cpuBefore = pid ? cpuSeconds(pid) : 0;
+  const sum = (of: (pid: number) => number) => pids.reduce((a, pid) => a + of(pid), 0);
+  const cpuBefore = sum(cpuSeconds);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   const requests = difference(await allRequests(env, names), before);
   return {
     seconds,
     requests,
-    cpuSeconds: pid ? cpuSeconds(pid) - cpuBefore : 0,
-    rssMb: pid ? memoryMb(pid) : 0,
-    sockets: pid ? openSockets(pid) : 0,
+    cpuSeconds: sum(cpuSeconds) - cpuBefore,
+    rssMb: sum(memoryMb),
+    rssMaxMb: Math.max(0, ...pids.map((pid) => memoryMb(pid))),
+    sockets: sum(openSockets),
   };
 }
 

@@ -134,7 +134,7 @@ async function coldStart(env: TestEnv, names: string[], { dist, flags }: Build):
     let rest: AtRest | undefined;
     if (restSeconds > 0) {
       await new Promise((r) => setTimeout(r, 5000));
-      rest = await measureRest(env, names, restSeconds, child.pid);
+      rest = await measureRest(env, names, restSeconds, child.pid ? [child.pid] : []);
     }
     return {
       ms,

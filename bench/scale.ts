@@ -4,7 +4,9 @@
 // NodePort, headless), each named by a GatewayDNS that selects that cluster (all four resolution
 // types, one in ten with spec.mirror, two in ten answering localFirst) and each exported with a
 // ServiceExport; only the first team's clusters run a dns-server (the changes are made there).
-// At each N, for every build (this one, --reference another, interleaved run by run):
+// At each N, for every build (this one, --reference another, interleaved run by run), each as
+// --replicas processes (more than one: active-active with --shards 16, figures summed over the
+// replicas, the largest replica's memory shown beside):
 //   - bare: the operator over the clusters with no object yet, settled: its resident memory;
 //   - cold start: nothing written anywhere (no record set, mirror, ServiceImport, no status), the
 //     operator starts; until every GatewayDNS and every ServiceExport is Ready; the requests it took
@@ -18,7 +20,7 @@
 // Then the fit over N: resident memory, cold start and requests against clusters and objects.
 //
 //   npm run build && node dist/bench/scale.js [--clusters 10,25,50] [--team-size 10] [--services 10]
-//     [--changes 20] [--rest 60] [--runs 2] [--reference ../ref/dist]
+//     [--changes 20] [--rest 60] [--runs 2] [--reference ../ref/dist] [--replicas 1,3]
 //
 // (the reference's dist must resolve node_modules: a worktree with node_modules linked in does)
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -86,6 +88,8 @@ const { values } = parseArgs({
     rest: { type: 'string', default: '60' },
     runs: { type: 'string', default: '2' },
     reference: { type: 'string' },
+    // Operator replicas per build: "1,3" measures each build as one process and as three sharded ones.
+    replicas: { type: 'string', default: '1' },
     // After each fleet's first run: a heap snapshot of the operator at rest, summarised by constructor.
     'heap-snapshot': { type: 'boolean', default: false },
   },
@@ -98,9 +102,19 @@ const restSeconds = Number(values.rest);
 interface Build {
   name: string;
   dist: string;
+  /** Operator processes; more than one run active-active (--shards). */
+  replicas: number;
 }
-const builds: Build[] = [{ name: 'this', dist: path.join(repoRoot(), 'dist') }];
-if (values.reference) builds.push({ name: 'reference', dist: path.resolve(values.reference) });
+const SHARDS = 16;
+const dists = [{ name: 'this', dist: path.join(repoRoot(), 'dist') }];
+if (values.reference) dists.push({ name: 'reference', dist: path.resolve(values.reference) });
+const builds: Build[] = dists.flatMap((d) =>
+  values.replicas!.split(',').map((r) => ({
+    ...d,
+    name: Number(r) > 1 ? `${d.name}×${r}` : d.name,
+    replicas: Number(r),
+  })),
+);
 
 /** What the k-th Service of a cluster is, and how its GatewayDNS names it. */
 interface ServiceKind {
@@ -465,11 +479,48 @@ async function answeredEverywhere(
   );
 }
 
-/** Resolves once the operator has made no reconcile for 2 s. */
-async function settled(op: OperatorProcess): Promise<void> {
+/** The replicas of one build, started together; their metrics summed. */
+class Operators {
+  private constructor(readonly ops: OperatorProcess[]) {}
+
+  static async start(fleet: Fleet, build: Build, nodeArgs: string[] = []): Promise<Operators> {
+    const args = (i: number) =>
+      build.replicas > 1
+        ? ['--shards', String(SHARDS), '--identity', `scale-${i}`, '--no-manage-corefiles']
+        : OPERATOR_ARGS;
+    const ops = await Promise.all(
+      Array.from({ length: build.replicas }, (_, i) =>
+        startOperator(fleet.env.cluster('management').kubeconfig, args(i), nodeArgs, { dist: build.dist }),
+      ),
+    );
+    return new Operators(ops);
+  }
+
+  get pids(): number[] {
+    return this.ops.map((op) => op.child.pid!);
+  }
+
+  async metrics(): Promise<Record<string, number>> {
+    const sum: Record<string, number> = {};
+    for (const op of this.ops)
+      for (const [k, v] of Object.entries(await metricsAt(op.health))) sum[k] = (sum[k] ?? 0) + v;
+    return sum;
+  }
+
+  cpuSeconds(): number {
+    return this.pids.reduce((a, pid) => a + cpuSeconds(pid), 0);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.ops.map((op) => op.stop()));
+  }
+}
+
+/** Resolves once the operator (every replica) has made no reconcile for 2 s. */
+async function settled(op: Operators): Promise<void> {
   let last = -1;
   for (;;) {
-    const m = await metricsAt(op.health);
+    const m = await op.metrics();
     const now = (m['capi_dns_reconciles_total'] ?? 0) + (m['capi_dns_workload_writes_total'] ?? 0);
     if (now === last) return;
     last = now;
@@ -514,14 +565,15 @@ async function measureRun(
   const total = { gateways: fleet.objects.gatewayDns, exports: fleet.objects.serviceExports };
   const requestsBefore = await allRequests(fleet.env, fleet.names);
   const snapshotDir =
-    values['heap-snapshot'] && run === 1 ? mkdtempSync(path.join(os.tmpdir(), 'capi-dns-heap-')) : undefined;
+    values['heap-snapshot'] && run === 1 && build.replicas === 1
+      ? mkdtempSync(path.join(os.tmpdir(), 'capi-dns-heap-'))
+      : undefined;
   const apiServersCpuBefore = cpuSeconds(fleet.env.info.pid);
   const began = Date.now();
-  const op = await startOperator(
-    fleet.env.cluster('management').kubeconfig,
-    OPERATOR_ARGS,
+  const op = await Operators.start(
+    fleet,
+    build,
     snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [],
-    { dist: build.dist },
   );
   try {
     await readiness.until(
@@ -533,14 +585,14 @@ async function measureRun(
       `every GatewayDNS and ServiceExport Ready (${JSON.stringify(readiness.readyCounts())} of ${JSON.stringify(total)})`,
     );
     const coldMs = Date.now() - began;
-    const atReady = await metricsAt(op.health);
-    const coldOperatorCpu = cpuSeconds(op.child.pid!);
+    const atReady = await op.metrics();
+    const coldOperatorCpu = op.cpuSeconds();
     const coldApiServersCpu = cpuSeconds(fleet.env.info.pid) - apiServersCpuBefore;
     await settled(op);
     const coldRequests = [...difference(await allRequests(fleet.env, fleet.names), requestsBefore)]
       .filter(([k]) => OPERATOR_RESOURCES.has(k.split(' ')[1] ?? ''))
       .reduce((a, [, v]) => a + v, 0);
-    const rest = await measureRest(fleet.env, fleet.names, restSeconds, op.child.pid);
+    const rest = await measureRest(fleet.env, fleet.names, restSeconds, op.pids);
     const watches = (await watchesOpen(fleet.env, fleet.names)) - watchesWithout;
 
     // Per change: the first cluster's first LoadBalancer, answered by every dns-server of its team.
@@ -549,7 +601,7 @@ async function measureRun(
     const name = `x.${gatewayName(first, 0)}.${team}.clusters.xcc.test`;
     const kc = fleet.env.kubeConfig(first);
     const changeMs: number[] = [];
-    const writesBefore = (await metricsAt(op.health))['capi_dns_workload_writes_total'] ?? 0;
+    const writesBefore = (await op.metrics())['capi_dns_workload_writes_total'] ?? 0;
     for (let i = 0; i < changeCount; i++) {
       const ip = `172.31.${run}.${(i % 2) + 1 + 2 * (i % 50)}`;
       const t = performance.now();
@@ -559,7 +611,7 @@ async function measureRun(
     }
     await settled(op);
     const writesPerChange =
-      (((await metricsAt(op.health))['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
+      (((await op.metrics())['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
 
     // A workload API server stopped, then started: the last cluster of the first team.
     const victim = fleet.teams[0]!.clusters.at(-1)!;
@@ -583,7 +635,8 @@ async function measureRun(
     await setLoadBalancer(kc, APPS, serviceName(0), [{ ip }]);
     await answeredEverywhere(servers, name, ip, 120_000);
     const toReadyMs = Date.now() - t;
-    if (snapshotDir) await printHeap(op, snapshotDir, `${fleet.names.length} clusters, ${build.name}`);
+    if (snapshotDir)
+      await printHeap(op.ops[0]!, snapshotDir, `${fleet.names.length} clusters, ${build.name}`);
     return {
       build: build.name,
       run,
@@ -629,15 +682,13 @@ async function printHeap(op: OperatorProcess, dir: string, label: string): Promi
   );
 }
 
-/** The operator over the registered clusters before any object exists: resident memory once settled. */
+/** The operator over the registered clusters before any object exists: resident memory once settled (all replicas). */
 async function bareMemory(fleet: Fleet, build: Build): Promise<number> {
-  const op = await startOperator(fleet.env.cluster('management').kubeconfig, OPERATOR_ARGS, [], {
-    dist: build.dist,
-  });
+  const op = await Operators.start(fleet, build);
   try {
     await settled(op);
     await new Promise((r) => setTimeout(r, 5000));
-    return memoryMb(op.child.pid!);
+    return op.pids.reduce((a, pid) => a + memoryMb(pid), 0);
   } finally {
     await op.stop();
   }
@@ -731,7 +782,7 @@ function printRun(clusters: number, objects: number, r: Run): void {
       r.writesPerChange.toFixed(1).padStart(7),
       (r.toUnreachableMs / 1000).toFixed(1).padStart(7),
       (r.toReadyMs / 1000).toFixed(1).padStart(7),
-      `  (to Ready: ${r.coldReconciles} reconciles, ${r.coldWrites} writes, CPU ${r.coldOperatorCpu.toFixed(1)} s operator, ${r.coldApiServersCpu.toFixed(1)} s API servers; ${r.load}${detail ? `; at rest: ${detail}` : ''})`,
+      `  (${r.rest.rssMaxMb !== r.rest.rssMb ? `largest replica ${r.rest.rssMaxMb.toFixed(0)} MB; ` : ''}to Ready: ${r.coldReconciles} reconciles, ${r.coldWrites} writes, CPU ${r.coldOperatorCpu.toFixed(1)} s operator, ${r.coldApiServersCpu.toFixed(1)} s API servers; ${r.load}${detail ? `; at rest: ${detail}` : ''})`,
     ].join(' '),
   );
 }

@@ -41,6 +41,7 @@ import {
 } from '../clusters/lifecycle.js';
 import { onClusterChange } from '../clusters/cluster-changes.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
+import { matchesSelector } from '../model/selector.js';
 import type { WriteGate } from '../runtime/write-gate.js';
 import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 
@@ -338,22 +339,32 @@ export class GatewayDnsController {
       gatewayDns.map((gw) => ({ key: objectKey(gw), spec: gw.spec })),
     ))
       mark(key);
+    // A source's change matters only to the GatewayDNS that select its cluster (the mirror's
+    // consumers were marked above): in a team of ten, one Service name is ten GatewayDNS, one of them
+    // selecting this cluster.
+    const clusterName = event.cluster.slice(namespace.length + 1);
+    const cluster =
+      this.clusterObjects.get(clusterName, namespace) ?? this.departed.get(event.cluster)?.cluster;
+    const selects = (gw: Obj<GatewayDNS>) =>
+      !cluster ||
+      !gw.spec?.clusterSelector ||
+      matchesSelector(gw.spec.clusterSelector, cluster.metadata?.labels);
     switch (kind) {
       case 'Service': {
         const service = `${object.metadata?.namespace}/${object.metadata?.name}`;
         for (const gw of this.gatewayDns.list(namespace))
-          if (gw.spec?.service === service) mark(objectKey(gw));
+          if (gw.spec?.service === service && selects(gw)) mark(objectKey(gw));
         break;
       }
       case 'EndpointSlice': {
         const service = `${object.metadata?.namespace}/${object.metadata?.labels?.['kubernetes.io/service-name']}`;
         for (const gw of this.gatewayDns.list(namespace))
-          if (gw.spec?.service === service) mark(objectKey(gw));
+          if (gw.spec?.service === service && selects(gw)) mark(objectKey(gw));
         break;
       }
       case 'Node':
         for (const gw of this.gatewayDns.list(namespace))
-          if (resolutionTypeOf(gw.spec?.resolutionType).nodePorts) mark(objectKey(gw));
+          if (resolutionTypeOf(gw.spec?.resolutionType).nodePorts && selects(gw)) mark(objectKey(gw));
         break;
       case 'Namespace':
         if (object.metadata?.name === this.opts.recordsNamespace) this.enqueueNamespace(namespace);

@@ -22,6 +22,12 @@ export interface SharderOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /**
+   * How long a starting replica watches the members before it takes its first shards (default 2 s,
+   * one renewal): replicas started together (a fresh install) then each take their own share,
+   * rather than the first one up taking every shard and handing most back a moment later.
+   */
+  settleMs?: number;
   log: Logger;
 }
 
@@ -30,6 +36,8 @@ export class Sharder implements Share {
   private readonly leases: ShardLeases;
   private readonly listeners: ((shard: number, held: boolean) => void)[] = [];
   private assigned: number[] = [];
+  private settled = false;
+  private settleTimer?: NodeJS.Timeout;
 
   constructor(private readonly opts: SharderOptions) {
     if (!Number.isInteger(opts.shards) || opts.shards < 1)
@@ -75,21 +83,28 @@ export class Sharder implements Share {
   async start(): Promise<void> {
     await this.leases.start();
     await this.membership.start();
+    this.settleTimer = setTimeout(() => {
+      this.settled = true;
+      void this.reassign(this.membership.members);
+    }, this.opts.settleMs ?? 2_000);
   }
 
   /** Gives every shard up and leaves: the other replicas take its share at once. */
   async stop(): Promise<void> {
+    clearTimeout(this.settleTimer);
     await this.leases.stop();
     await this.membership.stop();
   }
 
   /** Stops without a word, as a crash would (tests of takeover). */
   async halt(): Promise<void> {
+    clearTimeout(this.settleTimer);
     await this.leases.halt();
     await this.membership.halt();
   }
 
   private async reassign(members: string[]): Promise<void> {
+    if (!this.settled) return;
     // Until this replica counts itself (its own Lease renewed), it serves nothing.
     const mine = members.includes(this.opts.identity)
       ? shardsOf(this.opts.identity, members, this.opts.shards)
