@@ -68,6 +68,7 @@ import {
   watchesOpen,
   type AtRest,
 } from './apiserver-requests.js';
+import { reuseConnections } from '../process/kube-connections.js';
 import { loadAverage, machine } from './dns-load.js';
 import { summarizeHeapSnapshot } from './heap-summary.js';
 import { cpuSeconds, memoryMb } from './proc.js';
@@ -139,6 +140,24 @@ const kindOf = (k: number): ServiceKind => KINDS[k % KINDS.length]!;
 const serviceName = (k: number) => `svc-${k}`;
 /** The GatewayDNS of a cluster's k-th Service, and its gatewayLabel (unique in the namespace). */
 const gatewayName = (cluster: string, k: number) => `${cluster}-${serviceName(k)}`;
+
+/**
+ * One client per cluster for the bench's own requests, sharing its connections (as the operator's
+ * do): at 100 clusters, a new TLS connection per request made the API servers' accept path fail
+ * ("socket disconnected before secure TLS connection was established").
+ */
+const clients = new WeakMap<TestEnv, Map<string, KubeConfig>>();
+function kubeConfigOf(fleet: { env: TestEnv }, cluster: string): KubeConfig {
+  let of = clients.get(fleet.env);
+  if (!of) clients.set(fleet.env, (of = new Map()));
+  let kc = of.get(cluster);
+  if (!kc) {
+    kc = fleet.env.kubeConfig(cluster);
+    reuseConnections(kc);
+    of.set(cluster, kc);
+  }
+  return kc;
+}
 
 interface Fleet {
   env: TestEnv;
@@ -267,7 +286,7 @@ async function startFleet(count: number): Promise<Fleet> {
   const began = Date.now();
   const env = await TestEnv.start({ workloadClusters: names, timeoutMs: 1_200_000 });
   try {
-    const management = env.kubeConfig('management');
+    const management = kubeConfigOf({ env }, 'management');
     for (const team of teams) {
       await prepareClusters(env, {
         namespace: team.namespace,
@@ -303,13 +322,13 @@ async function startFleet(count: number): Promise<Fleet> {
 /** The objects the operator serves: Services, endpoints and exports in every cluster, the GatewayDNS. */
 async function populate(fleet: Fleet): Promise<void> {
   const began = Date.now();
-  await inParallel(fleet.names, 8, (name, c) => populateCluster(fleet.env.kubeConfig(name), c));
+  await inParallel(fleet.names, 8, (name, c) => populateCluster(kubeConfigOf(fleet, name), c));
   const gateways = fleet.names.flatMap((cluster) =>
     Array.from({ length: servicesPerCluster }, (_, k) =>
       gatewayDnsObject(fleet.teamOf.get(cluster)!, cluster, k),
     ),
   );
-  const management = fleet.env.kubeConfig('management');
+  const management = kubeConfigOf(fleet, 'management');
   await inParallel(gateways, 8, async (g) => void (await apply(management, [g])));
   fleet.objects = { gatewayDns: gateways.length, serviceExports: fleet.names.length * servicesPerCluster };
   process.stderr.write(
@@ -343,7 +362,7 @@ class Readiness {
   ) {}
 
   static async watch(fleet: Fleet): Promise<Readiness> {
-    const management = fleet.env.kubeConfig('management');
+    const management = kubeConfigOf(fleet, 'management');
     const custom = management.makeApiClient(CustomObjectsApi);
     const gateways = makeInformer<Conditioned>(
       management,
@@ -351,7 +370,7 @@ class Readiness {
       () => custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: GATEWAYDNS_PLURAL }),
     );
     const exports = fleet.names.map((name) => {
-      const kc = fleet.env.kubeConfig(name);
+      const kc = kubeConfigOf(fleet, name);
       const api = kc.makeApiClient(CustomObjectsApi);
       return makeInformer<Conditioned>(
         kc,
@@ -414,10 +433,10 @@ const ours = `${MANAGED_BY_LABEL}=${CONTROLLER_NAME}`;
 
 /** Nothing the operator writes is left: a run starts from an empty fleet but for the inputs. */
 async function clearOutputs(fleet: Fleet): Promise<void> {
-  const management = fleet.env.kubeConfig('management').makeApiClient(CustomObjectsApi);
+  const management = kubeConfigOf(fleet, 'management').makeApiClient(CustomObjectsApi);
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   await inParallel(fleet.names, 8, async (cluster) => {
-    const kc = fleet.env.kubeConfig(cluster);
+    const kc = kubeConfigOf(fleet, cluster);
     const custom = kc.makeApiClient(CustomObjectsApi);
     const core = kc.makeApiClient(CoreV1Api);
     const discovery = kc.makeApiClient(DiscoveryV1Api);
@@ -599,7 +618,7 @@ async function measureRun(
     const first = fleet.names[0]!;
     const team = fleet.teamOf.get(first)!;
     const name = `x.${gatewayName(first, 0)}.${team}.clusters.xcc.test`;
-    const kc = fleet.env.kubeConfig(first);
+    const kc = kubeConfigOf(fleet, first);
     const changeMs: number[] = [];
     const writesBefore = (await op.metrics())['capi_dns_workload_writes_total'] ?? 0;
     for (let i = 0; i < changeCount; i++) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"sync"
 )
@@ -84,6 +85,8 @@ func (p *stableProxy) accept(ln net.Listener, backend int) {
 func (p *stableProxy) relay(client net.Conn, backend int) {
 	server, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", backend))
 	if err != nil {
+		// The client sees only its connection closed (before TLS, for an https client): say why here.
+		log.Printf("stable port %d: dial the API server at 127.0.0.1:%d: %v", p.port, backend, err)
 		client.Close()
 		return
 	}
