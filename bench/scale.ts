@@ -566,6 +566,8 @@ interface Run {
   watchesPerCluster: number;
   changeMs: number[];
   writesPerChange: number;
+  /** GatewayDNS reconciles a change caused (one selects the changed cluster). */
+  reconcilesPerChange: number;
   toUnreachableMs: number;
   toReadyMs: number;
   load: string;
@@ -620,7 +622,9 @@ async function measureRun(
     const name = `x.${gatewayName(first, 0)}.${team}.clusters.xcc.test`;
     const kc = kubeConfigOf(fleet, first);
     const changeMs: number[] = [];
-    const writesBefore = (await op.metrics())['capi_dns_workload_writes_total'] ?? 0;
+    const before = await op.metrics();
+    const writesBefore = before['capi_dns_workload_writes_total'] ?? 0;
+    const reconcilesBefore = before['capi_dns_reconciles_total'] ?? 0;
     for (let i = 0; i < changeCount; i++) {
       const ip = `172.31.${run}.${(i % 2) + 1 + 2 * (i % 50)}`;
       const t = performance.now();
@@ -629,8 +633,9 @@ async function measureRun(
       changeMs.push(performance.now() - t);
     }
     await settled(op);
-    const writesPerChange =
-      (((await op.metrics())['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
+    const after = await op.metrics();
+    const writesPerChange = ((after['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
+    const reconcilesPerChange = ((after['capi_dns_reconciles_total'] ?? 0) - reconcilesBefore) / changeCount;
 
     // A workload API server stopped, then started: the last cluster of the first team.
     const victim = fleet.teams[0]!.clusters.at(-1)!;
@@ -670,6 +675,7 @@ async function measureRun(
       watchesPerCluster: watches / fleet.names.length,
       changeMs,
       writesPerChange,
+      reconcilesPerChange,
       toUnreachableMs,
       toReadyMs,
       load: loadAverage(),
@@ -801,7 +807,7 @@ function printRun(clusters: number, objects: number, r: Run): void {
       r.writesPerChange.toFixed(1).padStart(7),
       (r.toUnreachableMs / 1000).toFixed(1).padStart(7),
       (r.toReadyMs / 1000).toFixed(1).padStart(7),
-      `  (${r.rest.rssMaxMb !== r.rest.rssMb ? `largest replica ${r.rest.rssMaxMb.toFixed(0)} MB; ` : ''}to Ready: ${r.coldReconciles} reconciles, ${r.coldWrites} writes, CPU ${r.coldOperatorCpu.toFixed(1)} s operator, ${r.coldApiServersCpu.toFixed(1)} s API servers; ${r.load}${detail ? `; at rest: ${detail}` : ''})`,
+      `  (${r.rest.rssMaxMb !== r.rest.rssMb ? `largest replica ${r.rest.rssMaxMb.toFixed(0)} MB; ` : ''}${r.reconcilesPerChange.toFixed(1)} reconciles a change; to Ready: ${r.coldReconciles} reconciles, ${r.coldWrites} writes, CPU ${r.coldOperatorCpu.toFixed(1)} s operator, ${r.coldApiServersCpu.toFixed(1)} s API servers; ${r.load}${detail ? `; at rest: ${detail}` : ''})`,
     ].join(' '),
   );
 }

@@ -55,6 +55,8 @@ export class LeaseSightings {
 export class LeaseLock {
   private readonly api: CoordinationV1Api;
   private readonly sightings: LeaseSightings;
+  /** The Lease as our own last create or replace returned it, until the next renewal uses it. */
+  private lastWritten?: V1Lease;
 
   constructor(private readonly opts: LeaseLockOptions) {
     this.api = opts.kc.makeApiClient(CoordinationV1Api);
@@ -72,23 +74,29 @@ export class LeaseLock {
   async acquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.opts;
     const now = new Date();
+    // Renewing from the copy our own last write returned saves a read a renewal (the replace still
+    // carries its resourceVersion: if anyone wrote since, it fails, and the Lease is read afresh).
+    const ours = this.lastWritten;
+    this.lastWritten = undefined;
     let lease: V1Lease;
-    try {
-      lease = await this.api.readNamespacedLease({ name, namespace });
-    } catch (err) {
-      if (httpStatus(err) !== 404) throw err;
+    if (ours) lease = ours;
+    else
       try {
-        await this.api.createNamespacedLease({
-          namespace,
-          body: { metadata: { name, namespace, labels: this.opts.labels }, spec: this.spec(now, 0) },
-        });
-      } catch (createErr) {
-        // Another identity created it first: it holds it.
-        if (httpStatus(createErr) === 409) return false;
-        throw createErr;
+        lease = await this.api.readNamespacedLease({ name, namespace });
+      } catch (err) {
+        if (httpStatus(err) !== 404) throw err;
+        try {
+          this.lastWritten = await this.api.createNamespacedLease({
+            namespace,
+            body: { metadata: { name, namespace, labels: this.opts.labels }, spec: this.spec(now, 0) },
+          });
+        } catch (createErr) {
+          // Another identity created it first: it holds it.
+          if (httpStatus(createErr) === 409) return false;
+          throw createErr;
+        }
+        return true;
       }
-      return true;
-    }
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity ?? '';
     const seenAt = this.sightings.observe(lease);
@@ -102,10 +110,11 @@ export class LeaseLock {
     };
     // replace carries the resourceVersion read above: if another identity wrote meanwhile, this fails with 409.
     try {
-      await this.api.replaceNamespacedLease({ name, namespace, body: lease });
+      this.lastWritten = await this.api.replaceNamespacedLease({ name, namespace, body: lease });
     } catch (err) {
-      if (httpStatus(err) === 409) return false;
-      throw err;
+      if (httpStatus(err) !== 409) throw err;
+      // Written by someone since our own copy: read it and decide again.
+      return ours ? this.acquireOrRenew() : false;
     }
     return true;
   }
@@ -116,6 +125,7 @@ export class LeaseLock {
    */
   async release(): Promise<void> {
     const { namespace, name, identity } = this.opts;
+    this.lastWritten = undefined;
     const lease = await this.api.readNamespacedLease({ name, namespace });
     if (lease.spec?.holderIdentity !== identity) return;
     lease.spec = {
