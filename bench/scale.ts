@@ -109,11 +109,12 @@ interface Build {
 const SHARDS = 16;
 const dists = [{ name: 'this', dist: path.join(repoRoot(), 'dist') }];
 if (values.reference) dists.push({ name: 'reference', dist: path.resolve(values.reference) });
+// Several replicas need --shards, which a reference build may not have: the reference runs as one.
 const builds: Build[] = dists.flatMap((d) =>
-  values.replicas!.split(',').map((r) => ({
+  (d.name === 'this' ? values.replicas!.split(',').map(Number) : [1]).map((r) => ({
     ...d,
-    name: Number(r) > 1 ? `${d.name}×${r}` : d.name,
-    replicas: Number(r),
+    name: r > 1 ? `${d.name}×${r}` : d.name,
+    replicas: r,
   })),
 );
 
@@ -140,6 +141,25 @@ const kindOf = (k: number): ServiceKind => KINDS[k % KINDS.length]!;
 const serviceName = (k: number) => `svc-${k}`;
 /** The GatewayDNS of a cluster's k-th Service, and its gatewayLabel (unique in the namespace). */
 const gatewayName = (cluster: string, k: number) => `${cluster}-${serviceName(k)}`;
+
+/**
+ * What is running now (the test environment, operators, dns-servers), stopped on SIGINT or SIGTERM:
+ * killed mid-run, the bench must not leave 100 API servers and an operator behind.
+ */
+const running = new Set<{ stop(): Promise<void> }>();
+function track<T extends { stop(): Promise<void> }>(thing: T): T {
+  running.add(thing);
+  return thing;
+}
+async function untrack(thing: { stop(): Promise<void> }): Promise<void> {
+  running.delete(thing);
+  await thing.stop();
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stderr.write(`${signal}: stopping what the bench started\n`);
+    void Promise.allSettled([...running].map((t) => t.stop())).then(() => process.exit(130));
+  });
 
 /**
  * One client per cluster for the bench's own requests, sharing its connections (as the operator's
@@ -284,7 +304,7 @@ async function startFleet(count: number): Promise<Fleet> {
   }));
   const teamOf = new Map(teams.flatMap((t) => t.clusters.map((c) => [c, t.namespace] as const)));
   const began = Date.now();
-  const env = await TestEnv.start({ workloadClusters: names, timeoutMs: 1_200_000 });
+  const env = track(await TestEnv.start({ workloadClusters: names, timeoutMs: 1_200_000 }));
   try {
     const management = kubeConfigOf({ env }, 'management');
     for (const team of teams) {
@@ -314,7 +334,7 @@ async function startFleet(count: number): Promise<Fleet> {
     process.stderr.write(`${count} workload clusters registered in ${Date.now() - began} ms\n`);
     return { env, names, teams, teamOf, objects: { gatewayDns: 0, serviceExports: 0 } };
   } catch (err) {
-    await env.stop();
+    await untrack(env);
     throw err;
   }
 }
@@ -512,7 +532,7 @@ class Operators {
         startOperator(fleet.env.cluster('management').kubeconfig, args(i), nodeArgs, { dist: build.dist }),
       ),
     );
-    return new Operators(ops);
+    return track(new Operators(ops));
   }
 
   get pids(): number[] {
@@ -531,6 +551,7 @@ class Operators {
   }
 
   async stop(): Promise<void> {
+    running.delete(this);
     await Promise.all(this.ops.map((op) => op.stop()));
   }
 }
@@ -736,7 +757,9 @@ async function measureFleet(count: number): Promise<FleetResult> {
     await populate(fleet);
     for (const cluster of fleet.teams[0]!.clusters)
       servers.push(
-        await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', fleet.env.cluster(cluster).kubeconfig]),
+        track(
+          await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', fleet.env.cluster(cluster).kubeconfig]),
+        ),
       );
     readiness = await Readiness.watch(fleet);
     const watchesWithout = await watchesOpen(fleet.env, fleet.names);
@@ -774,8 +797,8 @@ async function measureFleet(count: number): Promise<FleetResult> {
     };
   } finally {
     await readiness?.stop();
-    await Promise.all(servers.map((s) => s.stop()));
-    await fleet.env.stop();
+    await Promise.all(servers.map(untrack));
+    await untrack(fleet.env);
   }
 }
 
