@@ -10,6 +10,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { kubeconfigSecretName } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import type { WriteGate } from '../runtime/write-gate.js';
+import { namespaceOfKey } from '../runtime/workqueue.js';
 import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
 import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
@@ -72,7 +73,7 @@ export class ClusterCache {
     this.share.onChange((affected, held) => {
       if (held) return;
       for (const [key, entry] of [...this.entries])
-        if (affected(key.slice(0, key.indexOf('/')))) {
+        if (affected(namespaceOfKey(key))) {
           this.opts.log.info('shard lost: dropping the cluster client', { cluster: key });
           this.drop(key, entry);
         }

@@ -10,7 +10,7 @@ import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
-import { objectKey, WorkQueue } from '../runtime/workqueue.js';
+import { namespaceOfKey, objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import {
@@ -63,7 +63,7 @@ export class CorefileController {
     this.queue = new WorkQueue(
       async (key) => {
         // Another replica's namespace: its Corefiles are that replica's to write.
-        if (!share.owns(key.slice(0, key.indexOf('/')))) return void this.results.set(key, 'not-served');
+        if (!share.owns(namespaceOfKey(key))) return void this.results.set(key, 'not-served');
         this.results.set(key, await this.reconciler.reconcile(key));
       },
       {

@@ -28,7 +28,7 @@ import type { EventRecorder } from '../runtime/events.js';
 import { WatchedResource } from '../runtime/informer.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { objectKey, WorkQueue } from '../runtime/workqueue.js';
+import { namespaceOfKey, objectKey, WorkQueue } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
 import { mirrorKeysFor } from '../mirror/events.js';
 import {
@@ -252,7 +252,7 @@ export class GatewayDnsController {
   }
 
   private async handle(key: string): Promise<void> {
-    if (!this.share.owns(key.slice(0, key.indexOf('/')))) {
+    if (!this.share.owns(namespaceOfKey(key))) {
       // Another replica's (or no one's, until a shard is taken): let go, write nothing.
       this.pendingSince.delete(key);
       return this.reconciler.release(key);
@@ -312,7 +312,7 @@ export class GatewayDnsController {
   }
 
   private onClusterEvent(event: ClusterEvent): void {
-    const namespace = event.cluster.split('/')[0] ?? '';
+    const namespace = namespaceOfKey(event.cluster);
     if (event.type !== 'change') {
       this.updateReachability();
       return this.enqueueNamespace(namespace);

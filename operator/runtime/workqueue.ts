@@ -10,6 +10,12 @@ export function objectKey(obj: { metadata?: { namespace?: string; name?: string 
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
+/** The namespace of a "namespace/name" key (an object's, or a cluster's as the ClusterCache names it). */
+export function namespaceOfKey(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
+}
+
 export interface Outcome {
   /** Handle the key again after this many milliseconds, even on success. */
   requeueAfterMs?: number;
