@@ -13,10 +13,14 @@ const MIN_WATCH_TIMEOUT_S = 300;
 
 type WatchArgs = Parameters<Watch['watch']>;
 
+/** Applied to each event's object before the informer caches it (e.g. stripManagedFields). */
+export type ObjectTransform = (object: object) => object;
+
 export class QuietWatch extends Watch {
   constructor(
     config: KubeConfig,
     private readonly random: () => number = Math.random,
+    private readonly transform?: ObjectTransform,
   ) {
     super(config);
     // client-node 2.x keeps its inactivity timeout in a private field and takes no option for it.
@@ -36,8 +40,20 @@ export class QuietWatch extends Watch {
         allowWatchBookmarks: true,
         timeoutSeconds: Math.floor(MIN_WATCH_TIMEOUT_S * (1 + this.random())),
       },
-      callback,
+      this.transform === undefined ? callback : transformed(callback, this.transform),
       done,
     );
   }
+}
+
+function transformed(callback: WatchArgs[2], transform: ObjectTransform): WatchArgs[2] {
+  // A bookmark or an error Status is passed on as it came: only objects are cached.
+  return (phase, object, watchObj) =>
+    callback(
+      phase,
+      phase === 'BOOKMARK' || phase === 'ERROR' || object === null || typeof object !== 'object'
+        ? object
+        : transform(object),
+      watchObj,
+    );
 }

@@ -17,7 +17,7 @@ import {
 } from '@kubernetes/client-node';
 import { Backoff, jittered, type BackoffOptions } from './backoff.js';
 import { httpStatus } from './kube-errors.js';
-import { QuietWatch } from './quiet-watch.js';
+import { QuietWatch, type ObjectTransform } from './quiet-watch.js';
 import { errorText } from './log.js';
 import { WatchReconnectPolicy } from './watch-reconnect.js';
 
@@ -39,6 +39,8 @@ export interface ListWatchSpec<T extends KubernetesObject> {
   fieldSelector?: string;
   /** An Accept header for every watch request (a metadata-only watch); the list function sets its own. */
   accept?: string;
+  /** Applied to every listed or watched object before it is cached. */
+  transform?: ObjectTransform;
 }
 
 /** What makeInformer builds (not started), plus the field selector, Accept header and reconnect policy it does not pass on. */
@@ -46,8 +48,12 @@ export function listWatch<T extends KubernetesObject>(spec: ListWatchSpec<T>): L
   const reconnect = new WatchReconnectPolicy();
   const informer = new ListWatch<T>(
     spec.path,
-    new QuietWatch(spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept)),
-    spec.list,
+    new QuietWatch(
+      spec.accept === undefined ? spec.kc : accepting(spec.kc, spec.accept),
+      Math.random,
+      spec.transform,
+    ),
+    spec.transform === undefined ? spec.list : transformedList(spec.list, spec.transform),
     false,
     spec.labelSelector,
     spec.fieldSelector,
@@ -55,6 +61,18 @@ export function listWatch<T extends KubernetesObject>(spec: ListWatchSpec<T>): L
   );
   informer.on('connect', reconnect.connected);
   return informer;
+}
+
+function transformedList<T extends KubernetesObject>(
+  list: ListPromise<T>,
+  transform: ObjectTransform,
+): ListPromise<T> {
+  return async () => {
+    const result = await list();
+    // The transform keeps the object's type (it only drops fields a cache does not need).
+    result.items = result.items.map((item) => transform(item) as T);
+    return result;
+  };
 }
 
 type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];

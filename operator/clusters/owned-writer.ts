@@ -12,6 +12,10 @@
 // - note each write before it is sent (its watch event often arrives before
 //   its response), so that the event it causes is known as our own echo and
 //   needs no reconcile.
+// It remembers contents by their SHA-256 only: it holds an entry per object
+// and cluster (a record set goes to every cluster of its team), and a digest
+// is 44 characters where a large Service's record sets are kilobytes.
+import { createHash } from 'node:crypto';
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import type { ChangeType } from '../runtime/informer.js';
 import { httpStatus } from '../runtime/log.js';
@@ -47,15 +51,17 @@ export interface ObjectRef {
   uid?: string;
 }
 
-type Intent = { content: string; contentOf: ContentOf<KubernetesObject> } | 'deleted';
+type Intent = { digest: string; contentOf: ContentOf<KubernetesObject> } | 'deleted';
 
 export class OwnedObjectWriter {
-  /** Our last write per object: the content, and the resourceVersion of the object it replaced. */
-  private readonly lastWrite = new Map<string, { content: string; replacedVersion: string }>();
-  /** Content of cached objects, valid while their resourceVersion is (the record sets of a large Service are big). */
-  private readonly seenContent = new Map<string, { version: string; content: string }>();
-  /** Per object, what our latest request left: its content, or that it deleted it. */
+  /** Our last write per object: the content's digest, and the resourceVersion of the object it replaced. */
+  private readonly lastWrite = new Map<string, { digest: string; replacedVersion: string }>();
+  /** Digest of cached objects' content, valid while their resourceVersion is (the record sets of a large Service are big). */
+  private readonly seenDigest = new Map<string, { version: string; digest: string }>();
+  /** Per object, what our latest request left: its content's digest, or that it deleted it. */
   private readonly intended = new Map<string, Intent>();
+  /** A desired object is compared in every cluster of its team: its digest is computed once. */
+  private readonly desiredDigest = new WeakMap<object, string>();
 
   constructor(private readonly opts: OwnedWriterOptions) {}
 
@@ -71,11 +77,12 @@ export class OwnedObjectWriter {
   ): boolean {
     if (!existing) return true;
     const key = keyOf(cluster, desired.object.kind, desired.object);
-    if (this.contentOf(key, existing, desired.contentOf) === desired.content) return false;
+    const digest = this.digestOfDesired(desired);
+    if (this.digestOf(key, existing, desired.contentOf) === digest) return false;
     const last = this.lastWrite.get(key);
     return !(
       last &&
-      last.content === desired.content &&
+      last.digest === digest &&
       last.replacedVersion === (existing.metadata?.resourceVersion ?? '')
     );
   }
@@ -88,8 +95,9 @@ export class OwnedObjectWriter {
   ): Promise<KubernetesObject> {
     const { object } = desired;
     const key = keyOf(remote.key, object.kind, object);
+    const digest = this.digestOfDesired(desired);
     this.intended.set(key, {
-      content: desired.content,
+      digest,
       contentOf: desired.contentOf as ContentOf<KubernetesObject>,
     });
     let applied: KubernetesObject;
@@ -112,7 +120,7 @@ export class OwnedObjectWriter {
       throw err;
     }
     this.lastWrite.set(key, {
-      content: desired.content,
+      digest,
       replacedVersion: existing?.metadata?.resourceVersion ?? '',
     });
     return applied;
@@ -146,7 +154,7 @@ export class OwnedObjectWriter {
     const { apiVersion, kind, namespace, name, uid } = ref;
     const key = keyOf(remote.key, kind, { metadata: { namespace, name } });
     this.lastWrite.delete(key);
-    this.seenContent.delete(key);
+    this.seenDigest.delete(key);
     this.intended.set(key, 'deleted');
     try {
       await remote.write(`delete ${kind} ${namespace}/${name}`, this.opts.requestTimeoutMs, () =>
@@ -184,18 +192,31 @@ export class OwnedObjectWriter {
       return true;
     }
     if (intended === 'deleted') return false;
-    return this.contentOf(key, object, intended.contentOf) === intended.content;
+    return this.digestOf(key, object, intended.contentOf) === intended.digest;
   }
 
-  private contentOf<T extends KubernetesObject>(key: string, object: T, contentOf: ContentOf<T>): string {
+  private digestOf<T extends KubernetesObject>(key: string, object: T, contentOf: ContentOf<T>): string {
     const version = object.metadata?.resourceVersion ?? '';
-    let seen = this.seenContent.get(key);
+    let seen = this.seenDigest.get(key);
     if (!seen || seen.version !== version || !version) {
-      seen = { version, content: contentOf(object) };
-      this.seenContent.set(key, seen);
+      seen = { version, digest: sha256(contentOf(object)) };
+      this.seenDigest.set(key, seen);
     }
-    return seen.content;
+    return seen.digest;
   }
+
+  private digestOfDesired<T>(desired: DesiredObject<T>): string {
+    let digest = this.desiredDigest.get(desired);
+    if (digest === undefined) {
+      digest = sha256(desired.content);
+      this.desiredDigest.set(desired, digest);
+    }
+    return digest;
+  }
+}
+
+function sha256(content: string): string {
+  return createHash('sha256').update(content).digest('base64');
 }
 
 /** Objects of a list or watch carry no kind: the kind is always the caller's word. */

@@ -126,7 +126,12 @@ export class CorefileReconciler {
           remote.core.replaceNamespacedConfigMap({
             name: COREDNS_CONFIGMAP,
             namespace: COREDNS_NAMESPACE,
-            body: { ...configMap, data: { ...configMap.data, [COREFILE_KEY]: next.corefile } } as V1ConfigMap,
+            // Without managedFields (the cache keeps only their managers): the API server keeps the live ones.
+            body: {
+              ...configMap,
+              metadata: { ...configMap.metadata, managedFields: undefined },
+              data: { ...configMap.data, [COREFILE_KEY]: next.corefile },
+            } as V1ConfigMap,
           }),
       );
     } catch (err) {

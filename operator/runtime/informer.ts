@@ -4,9 +4,11 @@
 // starts and again only after a failure (a watch too old to resume answers
 // 410 Gone), as client-go's reflector does: a periodic relist would be a
 // poll, a LIST per watched resource and cluster every few minutes at rest
-// (issue 21), for nothing a resumed watch misses.
+// (issue 21), for nothing a resumed watch misses. Cached without managedFields'
+// field sets (cache-transform.ts).
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
+import { stripManagedFields } from './cache-transform.js';
 
 export type { ChangeType } from '../../process/restarting-informer.js';
 
@@ -46,6 +48,7 @@ export class WatchedResource<T extends KubernetesObject> extends RestartingInfor
           labelSelector: opts.labelSelector,
           fieldSelector: opts.fieldSelector,
           accept: opts.metadataOnly ? PARTIAL_OBJECT_METADATA : undefined,
+          transform: stripManagedFields,
         }),
       restart: 'in-place',
       backoff: { minMs: opts.minBackoffMs ?? 250, maxMs: opts.maxBackoffMs ?? 5_000, jitter: 0.2 },
