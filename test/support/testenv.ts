@@ -69,6 +69,10 @@ export interface StartOptions {
   nodes?: NodeOptions;
   /** Every API server logs each write to DIR/CLUSTER/audit.log (auditedWrites reads it). */
   auditWrites?: boolean;
+  /** kube-apiserver flags (--name=value) given to every API server after the test environment's own. */
+  apiserverArgs?: string[];
+  /** Environment of the test environment's process added to ours (e.g. GOGC). */
+  env?: Record<string, string>;
 }
 
 export class TestEnv {
@@ -92,11 +96,15 @@ export class TestEnv {
       clusterApiManifests(),
     ];
     if (opts.auditWrites) args.push('--audit-writes');
+    for (const arg of opts.apiserverArgs ?? []) args.push(`--apiserver-arg=${arg}`);
     if (opts.nodes) {
       args.push('--nodes', '--sandbox-image', opts.nodes.sandboxImage);
       for (const image of opts.nodes.images) args.push('--node-image', `${image.archive}=${image.ref}`);
     }
-    const child = spawn(binPath('testenv'), args, { stdio: ['ignore', 'pipe', log] });
+    const child = spawn(binPath('testenv'), args, {
+      stdio: ['ignore', 'pipe', log],
+      env: opts.env ? { ...process.env, ...opts.env } : undefined,
+    });
     closeSync(log);
     try {
       const ready = await readReadyLine(child, opts.timeoutMs ?? 180_000);

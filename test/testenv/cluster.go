@@ -40,6 +40,10 @@ type cluster struct {
 // test can tell which client wrote what (the user agent) and when.
 var auditWrites bool
 
+// apiserverArgs (--apiserver-arg, repeatable): flags given to every API server
+// after the test environment's own, e.g. a benchmark's trims.
+var apiserverArgs []string
+
 // Writes only, at Metadata level, once each (when the response is complete).
 const auditWritesPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -145,6 +149,7 @@ func (c *cluster) start() error {
 			"--audit-log-mode=blocking",
 		)
 	}
+	flags = append(flags, apiserverArgs...)
 	if c.plan != nil {
 		flags = append(flags,
 			"--tls-cert-file="+filepath.Join(c.dir, "pki", "apiserver.crt"),

@@ -81,6 +81,13 @@ func main() {
 	flag.StringVar(&opts.sandboxImage, "sandbox-image", "", "reference of the pause image among the --node-image ones (required with --nodes)")
 	flag.StringVar(&opts.bin, "bin-dir", "", "folder of kubelet, kube-proxy, kube-controller-manager, kube-scheduler and cluster-api-manager (default: this binary's folder)")
 	flag.BoolVar(&auditWrites, "audit-writes", false, "every API server logs each write (create, update, patch, delete; metadata only, with the client's user agent) to DIR/CLUSTER/audit.log")
+	flag.Func("apiserver-arg", "a kube-apiserver flag (--name=value) given to every API server after the test environment's own (repeatable)", func(v string) error {
+		if !strings.HasPrefix(v, "--") {
+			return fmt.Errorf("%q: want --name=value", v)
+		}
+		apiserverArgs = append(apiserverArgs, v)
+		return nil
+	})
 	clusterAPIManifests := flag.String("cluster-api", "", "run Cluster API's core controller manager (BIN-DIR/cluster-api-manager) against the management cluster, with the CRDs and webhook configurations of this folder (crds/*.yaml, webhook.yaml; build.sh fills .cache/cluster-api)")
 	flag.Parse()
 	if opts.bin == "" {
