@@ -63,6 +63,7 @@ import { writeEndpointSlice } from '../test/support/endpointslices.js';
 import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
 import { metricsAt, setLoadBalancer, startOperator, type OperatorProcess } from '../test/support/operator.js';
 import { repoRoot } from '../test/support/paths.js';
+import { probeReadyz } from '../operator/clusters/probe.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { startCluster, stopCluster, TestEnv } from '../test/support/testenv.js';
 import {
@@ -117,7 +118,9 @@ const SHARDS = 16;
  * The API groups left on with --trim-apiservers: core, EndpointSlices, CRDs, Leases (sharding), RBAC
  * and the authentication and authorization reviews (the API servers' own), networking (the API
  * server's Service IP allocator needs it to start), flow control, webhooks and priority classes (its
- * own start hooks), events.k8s.io (Cluster API's recorder).
+ * own start hooks), events.k8s.io (Cluster API's recorder), storage.k8s.io and node.k8s.io (its own
+ * admission plugins watch StorageClasses and RuntimeClasses: without them its /readyz fails for good,
+ * which the operator's probe reads). Every API server must then answer /readyz (checked).
  */
 const TRIMMED_RUNTIME_CONFIG = [
   'api/all=false',
@@ -134,6 +137,8 @@ const TRIMMED_RUNTIME_CONFIG = [
   'admissionregistration.k8s.io/v1=true',
   'scheduling.k8s.io/v1=true',
   'events.k8s.io/v1=true',
+  'storage.k8s.io/v1=true',
+  'node.k8s.io/v1=true',
 ].join(',');
 const dists = [{ name: 'this', dist: path.join(repoRoot(), 'dist') }];
 if (values.reference) dists.push({ name: 'reference', dist: path.resolve(values.reference) });
@@ -342,6 +347,9 @@ async function startFleet(count: number): Promise<Fleet> {
     }),
   );
   try {
+    // Trimmed or not, every API server is ready as the operator's probe asks it.
+    for (const name of ['management', ...names])
+      await eventually(() => probeReadyz(env.kubeConfig(name), 10_000), 60_000, 500);
     const management = kubeConfigOf({ env }, 'management');
     for (const team of teams) {
       await prepareClusters(env, {

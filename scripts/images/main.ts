@@ -19,6 +19,7 @@ import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage 
 import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
 import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
 import { debianComponents, npmComponents, spdxDocument, type SbomComponent } from './sbom.js';
+import { OPERATOR_NODE_FLAGS } from '../../operator/node-flags.js';
 
 /** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */
 export const REGISTRY = 'ghcr.io/capi-dns';
@@ -178,9 +179,14 @@ async function main(): Promise<void> {
         [{ name: 'capi-dns', version: pkg.version, purl: `pkg:generic/capi-dns@${pkg.version}` }],
       ),
     );
-  const nodeSettings = (entrypoint: string, ports: string[], title: string): RuntimeSettings => ({
+  const nodeSettings = (
+    entrypoint: string,
+    ports: string[],
+    title: string,
+    nodeFlags: readonly string[] = [],
+  ): RuntimeSettings => ({
     user: NONROOT,
-    entrypoint: ['node', entrypoint],
+    entrypoint: ['node', ...nodeFlags, entrypoint],
     workingDir: APP_DIR,
     env: [PATH_ENV, 'NODE_ENV=production'],
     exposedPorts: ports,
@@ -202,7 +208,12 @@ async function main(): Promise<void> {
         await dependencies(),
         await app('operator', RUNTIME_FOLDERS.operator)(),
       ],
-      settings: nodeSettings('dist/operator/main.js', ['8081/tcp'], 'capi-dns-controller'),
+      settings: nodeSettings(
+        'dist/operator/main.js',
+        ['8081/tcp'],
+        'capi-dns-controller',
+        OPERATOR_NODE_FLAGS,
+      ),
     },
     {
       name: 'dns-server',

@@ -1,7 +1,9 @@
 // Runs capi-dns-controller as a child process (node dist/operator/main.js),
 // as it runs in production, and helpers to drive and read what it acts on.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -32,13 +34,24 @@ export interface OperatorProcess {
   kill(): Promise<void>;
 }
 
+/**
+ * The Node flags a build's operator is deployed with (operator/node-flags.ts, as its image's
+ * entrypoint sets them): a bench's reference build runs with its own, none if it has none.
+ */
+async function deployedNodeFlags(dist: string): Promise<readonly string[]> {
+  const file = path.join(dist, 'operator', 'node-flags.js');
+  if (!existsSync(file)) return [];
+  const flags: { OPERATOR_NODE_FLAGS: readonly string[] } = await import(pathToFileURL(file).href);
+  return flags.OPERATOR_NODE_FLAGS;
+}
+
 /** The built operator against a cluster, its log on stderr (a pipe), nothing on stdin or stdout. */
 function spawnOperator(
   kubeconfigPath: string,
   healthListen: string,
   args: string[],
-  nodeArgs: string[] = [],
-  dist = path.join(repoRoot(), 'dist'),
+  nodeArgs: readonly string[],
+  dist: string,
 ): ChildProcess {
   return spawn(
     process.execPath,
@@ -64,7 +77,9 @@ export async function startOperator(
   opts: { dist?: string } = {},
 ): Promise<OperatorProcess> {
   const health = `127.0.0.1:${await freePort()}`;
-  const child = spawnOperator(kubeconfigPath, health, args, nodeArgs, opts.dist);
+  const dist = opts.dist ?? path.join(repoRoot(), 'dist');
+  const flags = [...(await deployedNodeFlags(dist)), ...nodeArgs];
+  const child = spawnOperator(kubeconfigPath, health, args, flags, dist);
   const logs: string[] = [];
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -100,7 +115,8 @@ export async function runOperatorToExit(
   args: string[],
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; logs: string }> {
-  const child = spawnOperator(kubeconfigPath, '127.0.0.1:0', args);
+  const dist = path.join(repoRoot(), 'dist');
+  const child = spawnOperator(kubeconfigPath, '127.0.0.1:0', args, await deployedNodeFlags(dist), dist);
   let logs = '';
   child.stderr?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
