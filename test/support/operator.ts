@@ -45,17 +45,21 @@ async function deployedNodeFlags(dist: string): Promise<readonly string[]> {
   return flags.OPERATOR_NODE_FLAGS;
 }
 
-/** The built operator against a cluster, its log on stderr (a pipe), nothing on stdin or stdout. */
-function spawnOperator(
+/**
+ * The built operator against a cluster, its log on stderr (a pipe), nothing on stdin or stdout;
+ * Node started with the build's deployed flags, then nodeArgs.
+ */
+async function spawnOperator(
   kubeconfigPath: string,
   healthListen: string,
   args: string[],
-  nodeArgs: readonly string[],
-  dist: string,
-): ChildProcess {
+  nodeArgs: string[] = [],
+  dist = path.join(repoRoot(), 'dist'),
+): Promise<ChildProcess> {
   return spawn(
     process.execPath,
     [
+      ...(await deployedNodeFlags(dist)),
       ...nodeArgs,
       path.join(dist, 'operator', 'main.js'),
       '--kubeconfig',
@@ -77,9 +81,7 @@ export async function startOperator(
   opts: { dist?: string } = {},
 ): Promise<OperatorProcess> {
   const health = `127.0.0.1:${await freePort()}`;
-  const dist = opts.dist ?? path.join(repoRoot(), 'dist');
-  const flags = [...(await deployedNodeFlags(dist)), ...nodeArgs];
-  const child = spawnOperator(kubeconfigPath, health, args, flags, dist);
+  const child = await spawnOperator(kubeconfigPath, health, args, nodeArgs, opts.dist);
   const logs: string[] = [];
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -115,8 +117,7 @@ export async function runOperatorToExit(
   args: string[],
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; logs: string }> {
-  const dist = path.join(repoRoot(), 'dist');
-  const child = spawnOperator(kubeconfigPath, '127.0.0.1:0', args, await deployedNodeFlags(dist), dist);
+  const child = await spawnOperator(kubeconfigPath, '127.0.0.1:0', args);
   let logs = '';
   child.stderr?.on('data', (chunk: Buffer) => (logs += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
