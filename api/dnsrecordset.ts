@@ -1,6 +1,10 @@
 // The record contract between the operator (writer) and the dns-server
 // (reader): DNSRecordSet objects in each workload cluster. The CRD schema is
-// crds/connectivity.tanzu.vmware.com_dnsrecordsets.yaml.
+// crds/connectivity.tanzu.vmware.com_dnsrecordsets.yaml; the record types and
+// the default TTL are read from it (api/generated/, see scripts/crd-schemas.ts).
+import { DNSRECORDSET_CRD_SPEC_SCHEMA } from './generated/dnsrecordset-spec-schema.js';
+
+const RECORD_FIELDS = DNSRECORDSET_CRD_SPEC_SCHEMA.properties.records.items.properties;
 
 export const GROUP = 'connectivity.tanzu.vmware.com';
 export const VERSION = 'v1alpha1';
@@ -12,9 +16,10 @@ export const DNSRECORDSET_PLURAL = 'dnsrecordsets';
 export const DEFAULT_RECORDS_NAMESPACE = 'capi-dns';
 /** The zone served, and the suffix of generated names, unless configured otherwise. */
 export const DEFAULT_ZONE = 'xcc.test';
-export const DEFAULT_TTL = 30;
+/** A record's TTL when it has none; GatewayDNS's spec.ttl has the same default. */
+export const DEFAULT_TTL: number = RECORD_FIELDS.ttl.default;
 
-export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'SRV', 'TXT'] as const;
+export const RECORD_TYPES = RECORD_FIELDS.type.enum;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
 export interface DNSRecord {

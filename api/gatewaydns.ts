@@ -1,9 +1,12 @@
 // GatewayDNS: the management-cluster object that capi-dns-controller turns
 // into DNSRecordSets in workload clusters. The CRD is
-// crds/connectivity.tanzu.vmware.com_gatewaydns.yaml; GATEWAYDNS_SPEC_SCHEMA
-// repeats its spec schema for ajv, because objects stored under an older CRD
-// (or written before a field got stricter) still reach the operator.
+// crds/connectivity.tanzu.vmware.com_gatewaydns.yaml, the one source of the
+// spec's schema: api/generated/ holds it as a constant (scripts/crd-schemas.ts,
+// checked by npm run lint), and the enums and defaults below are read from it.
 import { API_VERSION, type ObjectMeta } from './dnsrecordset.js';
+import { GATEWAYDNS_CRD_SPEC_SCHEMA } from './generated/gatewaydns-spec-schema.js';
+
+const FIELDS = GATEWAYDNS_CRD_SPEC_SCHEMA.properties;
 
 export const GATEWAYDNS_KIND = 'GatewayDNS';
 export const GATEWAYDNS_PLURAL = 'gatewaydns';
@@ -15,9 +18,9 @@ export const GATEWAYDNS_FINALIZER = 'connectivity.tanzu.vmware.com/gatewaydns';
  * cluster IPs, for networks where service CIDRs route between clusters.
  * headless: its ready pod addresses from EndpointSlices, for routable pod networks.
  */
-export const RESOLUTION_TYPES = ['loadBalancer', 'nodePort', 'clusterIP', 'headless'] as const;
+export const RESOLUTION_TYPES = FIELDS.resolutionType.enum;
 export type ResolutionType = (typeof RESOLUTION_TYPES)[number];
-export const NODE_ADDRESS_TYPES = ['ExternalIP', 'InternalIP', 'Hostname'] as const;
+export const NODE_ADDRESS_TYPES = FIELDS.nodeAddressTypes.items.enum;
 export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
 
 /**
@@ -25,17 +28,21 @@ export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
  * selected cluster's addresses. localFirst: a selected cluster with ready
  * addresses gets its own; the others, and one with none ready, get the union.
  */
-export const ANSWER_POLICIES = ['all', 'localFirst'] as const;
+export const ANSWER_POLICIES = FIELDS.answer.enum;
 export type AnswerPolicy = (typeof ANSWER_POLICIES)[number];
-export const DEFAULT_ANSWER_POLICY: AnswerPolicy = 'all';
 
-export const DEFAULT_GATEWAY_LABEL = 'gateway';
-export const DEFAULT_RESOLUTION_TYPE: ResolutionType = 'loadBalancer';
-export const DEFAULT_NODE_ADDRESS_TYPES: NodeAddressType[] = ['ExternalIP', 'InternalIP'];
+/** The CRD's defaults, which the API server fills in; the operator fills them in too, for objects stored before one existed. */
+export const DEFAULT_ANSWER_POLICY: AnswerPolicy = FIELDS.answer.default;
+export const DEFAULT_GATEWAY_LABEL: string = FIELDS.gatewayLabel.default;
+export const DEFAULT_RESOLUTION_TYPE: ResolutionType = FIELDS.resolutionType.default;
+export const DEFAULT_NODE_ADDRESS_TYPES: NodeAddressType[] = [...FIELDS.nodeAddressTypes.default];
+
+export const LABEL_SELECTOR_OPERATORS =
+  FIELDS.clusterSelector.properties.matchExpressions.items.properties.operator.enum;
 
 export interface LabelSelectorRequirement {
   key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  operator: (typeof LABEL_SELECTOR_OPERATORS)[number];
   values?: string[];
 }
 
@@ -124,64 +131,19 @@ export interface GatewayDNS {
   status?: GatewayDNSStatus;
 }
 
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
-const HOSTNAME = '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)+[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
-/** A Service name (DNS-1035 label: it must start with a letter). */
-const SERVICE_NAME = '^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
-const LABEL_VALUE = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
-
-/** JSON schema (draft 2020-12 subset ajv understands) of GatewayDNS.spec; mirrors the CRD. */
+/**
+ * JSON schema of GatewayDNS.spec for ajv (operator/model/validate.ts): the CRD's, which objects
+ * stored under an older CRD (or written before a field got stricter) may not meet.
+ *
+ * One addition: spec.mirror refuses fields other than namespace and name, so that a misspelt one
+ * is reported rather than ignored. The CRD cannot say so (the API server forbids
+ * additionalProperties beside properties); it prunes unknown fields instead, or refuses them
+ * under strict field validation (kubectl's default), so no object it serves has one.
+ */
 export const GATEWAYDNS_SPEC_SCHEMA = {
-  type: 'object',
-  required: ['clusterSelector', 'service'],
+  ...GATEWAYDNS_CRD_SPEC_SCHEMA,
   properties: {
-    clusterSelector: {
-      type: 'object',
-      properties: {
-        matchLabels: {
-          type: 'object',
-          additionalProperties: { type: 'string', maxLength: 63, pattern: LABEL_VALUE },
-        },
-        matchExpressions: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['key', 'operator'],
-            properties: {
-              key: { type: 'string', minLength: 1, maxLength: 317 },
-              operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
-              values: { type: 'array', items: { type: 'string', maxLength: 63 } },
-            },
-          },
-        },
-      },
-    },
-    service: {
-      type: 'string',
-      maxLength: 317,
-      pattern: `^${DNS_LABEL.slice(1, -1)}/${DNS_LABEL.slice(1, -1)}$`,
-    },
-    resolutionType: { type: 'string', enum: [...RESOLUTION_TYPES] },
-    answer: { type: 'string', enum: [...ANSWER_POLICIES] },
-    hostnames: {
-      type: 'array',
-      maxItems: 32,
-      items: { type: 'string', minLength: 1, maxLength: 253, pattern: HOSTNAME },
-    },
-    gatewayLabel: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
-    nodeAddressTypes: {
-      type: 'array',
-      maxItems: 3,
-      items: { type: 'string', enum: [...NODE_ADDRESS_TYPES] },
-    },
-    ttl: { type: 'integer', minimum: 0, maximum: 86400 },
-    mirror: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        namespace: { type: 'string', minLength: 1, maxLength: 63, pattern: DNS_LABEL },
-        name: { type: 'string', minLength: 1, maxLength: 63, pattern: SERVICE_NAME },
-      },
-    },
+    ...FIELDS,
+    mirror: { ...FIELDS.mirror, additionalProperties: false },
   },
 } as const;
