@@ -3,18 +3,14 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseFlags, USAGE, type Flags } from './flags.js';
 import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
-import { EventRecorder } from './runtime/events.js';
+import { Manager } from './manager/manager.js';
+import { McsController } from './mcs/controller.js';
+import { removeAllMirrors } from './mirror/cleanup.js';
 import { parseListen, startHealthServer } from '../process/health.js';
 import { reuseConnections } from '../process/kube-connections.js';
 import { fatalLine } from '../process/log.js';
 import { stopOnSignals } from '../process/signals.js';
-import { LeaderElector } from './runtime/leader.js';
 import { createLogger, errorText } from './runtime/log.js';
-import { Metrics } from './runtime/metrics.js';
-import { removeAllMirrors } from './mirror/cleanup.js';
-import { WriteGate } from './runtime/write-gate.js';
-import { McsController } from './mcs/controller.js';
-import { Sharder } from './sharding/sharder.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
@@ -45,111 +41,73 @@ async function main(): Promise<void> {
       'this @kubernetes/client-node has no createDispatcher: every API request opens a new connection',
     );
 
-  const writeGate = new WriteGate({
-    maxInFlight: flags.maxConcurrentWrites,
-    maxInFlightPerCluster: WRITES_IN_FLIGHT_PER_CLUSTER,
-    qps: flags.workloadQps,
-    burst: flags.workloadBurst,
-  });
-  const metrics = new Metrics(writeGate);
-  const events = new EventRecorder(kc, log, flags.identity);
-  // The one-shot clean-up takes no lease: it is run with the operator scaled to zero (or it would
-  // be waiting for the lease the running operator holds, which would then put the blocks back).
+  // The one-shot clean-up takes no lease and runs no GatewayDNS or MCS controller: it is run with
+  // the operator scaled to zero (or it would be waiting for the lease the running operator holds,
+  // which would then put the blocks back).
   const cleanup = flags.cleanupCorefiles || flags.cleanupMirrors;
-  // Active-active (ADR 0207): each replica serves the namespaces of the shards whose Lease it holds.
-  const sharder =
-    flags.shards > 0 && !cleanup
-      ? new Sharder({
-          kc,
-          namespace: flags.leaderElectionNamespace,
-          identity: flags.identity,
-          group: flags.leaderElectionId,
-          shards: flags.shards,
-          log,
-        })
-      : undefined;
-  if (sharder) {
-    metrics.shards = () => sharder.heldShards.length;
-    sharder.onChange(() => (metrics.shardChanges += 1));
-  }
-  const controller = new GatewayDnsController({
+  const mgr = new Manager({
     management: kc,
     namespace: flags.namespace,
-    domainSuffix: flags.domainSuffix,
     recordsNamespace: flags.recordsNamespace,
-    workers: flags.workers,
+    identity: flags.identity,
+    userAgent,
     kubeconfigPolicy: {
       allowExec: flags.insecureKubeconfigExec,
       allowInsecureTls: flags.insecureKubeconfigTls,
     },
+    writes: {
+      maxInFlight: flags.maxConcurrentWrites,
+      maxInFlightPerCluster: WRITES_IN_FLIGHT_PER_CLUSTER,
+      qps: flags.workloadQps,
+      burst: flags.workloadBurst,
+    },
+    // Active-active (ADR 0207): each replica serves the namespaces of the shards whose Lease it holds.
+    sharding:
+      flags.shards > 0 && !cleanup
+        ? { namespace: flags.leaderElectionNamespace, group: flags.leaderElectionId, shards: flags.shards }
+        : undefined,
+    leaderElection:
+      flags.leaderElect && !cleanup
+        ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
+        : undefined,
     departedGraceMs: flags.pausedDepartureGraceMs,
-    writeGate,
-    events,
-    metrics,
     log,
-    share: sharder,
-    userAgent,
   });
+  if (!cleanup)
+    mgr.add(new GatewayDnsController(mgr, { domainSuffix: flags.domainSuffix, workers: flags.workers }));
+  // Only a Corefile clean-up starts the Corefile controller in a clean-up: --cleanup-mirrors alone must not add blocks.
   const corefiles =
-    flags.manageCorefiles || flags.cleanupCorefiles
-      ? new CorefileController({
-          clusters: controller.clusters,
-          clusterObjects: controller.clusterObjects,
+    (flags.manageCorefiles && !cleanup) || flags.cleanupCorefiles
+      ? new CorefileController(mgr, {
           zone: flags.domainSuffix,
-          clusterset: { zone: flags.clustersetDomain, namespaces: controller.namespaces },
-          recordsNamespace: flags.recordsNamespace,
+          clustersetZone: flags.clustersetDomain,
           cleanup: flags.cleanupCorefiles,
-          events,
-          log,
-          share: sharder,
         })
       : undefined;
-  const elector =
-    flags.leaderElect && !cleanup && !sharder
-      ? new LeaderElector({
-          kc,
-          namespace: flags.leaderElectionNamespace,
-          name: flags.leaderElectionId,
-          identity: flags.identity,
-          log,
-        })
-      : undefined;
+  if (corefiles) mgr.add(corefiles);
+  // Multi-Cluster Services: nothing happens until a management namespace opts in by its label.
+  if (!cleanup) mgr.add(new McsController(mgr, { workers: flags.workers }));
+
   const health = await startHealthServer({
     ...parseListen(flags.healthListen),
-    ready: () => (elector && !elector.leading ? elector.apiReachable : controller.synced),
-    registry: metrics.registry,
+    ready: () => mgr.ready(),
+    registry: mgr.metrics.registry,
   });
   log.info('started', { ...flags, kubeconfig: flags.kubeconfig ?? '(default)' });
-
-  const stopping: (() => Promise<void>)[] = [];
   const shutdown = stopOnSignals(async () => {
-    await Promise.all(
-      stopping.map((stop) => stop().catch((err: unknown) => log.warn('stop failed', { error: err }))),
-    );
-    await corefiles?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
-    await controller.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
-    // After the work stopped: the shards go to the others at once, with nothing of ours in flight.
-    await sharder?.stop().catch((err: unknown) => log.warn('stop failed', { error: err }));
-    await elector?.release();
+    await mgr.stop();
     await health.close();
   }, log);
 
-  if (elector) {
-    await elector.run(() => shutdown('lost leadership', 1));
-    metrics.leader = 1;
-  }
+  await mgr.start(() => shutdown('lost leadership', 1));
   if (cleanup) {
-    await controller.start({ reconcile: false });
-    // Only a Corefile clean-up starts the Corefile controller here: --cleanup-mirrors alone must not add blocks.
-    const corefileCleanup = flags.cleanupCorefiles ? corefiles : undefined;
-    corefileCleanup?.start();
     const [corefilesFailing, mirrorsFailing] = await Promise.all([
-      corefileCleanup ? corefileCleanup.settle(60_000) : new Map<string, string>(),
+      corefiles ? corefiles.settle(60_000) : new Map<string, string>(),
       flags.cleanupMirrors
         ? removeAllMirrors({
-            clusters: controller.clusters,
+            clusters: mgr.clusters,
             listClusters: () =>
-              controller.clusterObjects
+              mgr.cache.clusterObjects
                 .list()
                 .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
             log,
@@ -159,33 +117,16 @@ async function main(): Promise<void> {
     ]);
     if (corefilesFailing.size)
       log.error('Corefile clean-up incomplete', { failing: Object.fromEntries(corefilesFailing) });
-    else if (corefileCleanup) log.info('Corefile clean-up done');
+    else if (corefiles) log.info('Corefile clean-up done');
     if (mirrorsFailing.size)
       log.error('mirror clean-up incomplete', { failing: Object.fromEntries(mirrorsFailing) });
     else if (flags.cleanupMirrors) log.info('mirror clean-up done');
     return shutdown('clean-up done', corefilesFailing.size || mirrorsFailing.size ? 1 : 0);
   }
-  await controller.start();
-  corefiles?.start();
-  // Multi-Cluster Services: nothing happens until a management namespace opts in by its label.
-  const mcs = new McsController({
-    clusters: controller.clusters,
-    clusterObjects: controller.clusterObjects,
-    namespaces: controller.namespaces,
-    writer: controller.writer,
-    watches: controller.watches,
-    workers: flags.workers,
-    log,
-    share: sharder,
-  });
-  mcs.start();
-  stopping.push(() => mcs.stop());
-  // Started once every controller listens: a shard gained enqueues from their synced caches.
-  await sharder?.start();
   log.info('reconciling', {
     domainSuffix: flags.domainSuffix,
     recordsNamespace: flags.recordsNamespace,
-    ...(sharder ? { shards: flags.shards } : {}),
+    ...(flags.shards > 0 ? { shards: flags.shards } : {}),
   });
 }
 

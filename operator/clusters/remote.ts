@@ -38,7 +38,7 @@ import {
   CONTROLLER_NAME,
   VERSION,
 } from '../../api/index.js';
-import type { DNSRecordSet } from '../../api/index.js';
+import { SERVICE_NAME_LABEL, type DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
 import { WriteGate } from '../runtime/write-gate.js';
 import { ReadinessProbe, probeReadyz } from './probe.js';
@@ -63,9 +63,6 @@ export type RemoteKind =
 
 /** The watches started per namespace on a GatewayDNS's behalf, and stopped when none needs them. */
 export type ReleasableKind = Extract<RemoteKind, 'Service' | 'EndpointSlice' | 'MirrorEndpointSlice'>;
-
-/** The EndpointSlice controller's label naming a slice's Service: only such slices are watched. */
-const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 export interface RemoteChange {
   kind: RemoteKind;

@@ -6,6 +6,7 @@
 // GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
+import { objectKeyId, type ObjectKey } from '../runtime/workqueue.js';
 import {
   CLUSTER_API_GROUP_VERSION,
   frozenBy,
@@ -60,9 +61,10 @@ export type CorefileResult =
 export class CorefileReconciler {
   constructor(private readonly opts: CorefileReconcilerOptions) {}
 
-  /** Reconciles the cluster "namespace/name". Throws to be retried; TerminalError for what a retry cannot fix. */
-  async reconcile(key: string): Promise<CorefileResult> {
-    const [namespace = '', name = ''] = key.split('/');
+  /** Reconciles one workload cluster's Corefile. Throws to be retried; TerminalError for what a retry cannot fix. */
+  async reconcile(clusterKey: ObjectKey): Promise<CorefileResult> {
+    const { namespace, name } = clusterKey;
+    const key = objectKeyId(clusterKey);
     const cluster = this.opts.getCluster(namespace, name);
     // A deleted Cluster takes its workload cluster with it: nothing left to tidy.
     if (!cluster) return 'gone';

@@ -2,7 +2,8 @@ import { ClusterCache } from '../clusters/cache.js';
 import { silentLogger } from '../../process/log.js';
 import { createLogger } from '../runtime/log.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
-import { WorkloadWatches, watchesNamedBy, type WatchInput, type WatchNeeds } from './watches.js';
+import { WorkloadWatches } from '../clusters/workload-watches.js';
+import { watchesNamedBy, type WatchInput, type WatchNeeds } from './watches.js';
 
 function spec(fields: Record<string, unknown>): EffectiveSpec {
   const v = validateGatewayDnsSpec({ clusterSelector: {}, service: 'apps/db', ...fields });

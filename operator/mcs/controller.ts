@@ -1,44 +1,44 @@
 // Wires Multi-Cluster Services (KEP-1645) on the management cluster: a
 // management namespace labelled multicluster.x-k8s.io/clusterset=<name> makes
-// its Clusters one ClusterSet. Events only enqueue keys: "<ns>|<namespace>|<name>"
-// per exported Service (reconciler.ts), "member|<ns>|<cluster>" per member's
-// identity (cluster-properties.ts). It shares the GatewayDNS controller's
-// cluster clients, watches and writer: one observation, one writer.
-import type { KubernetesObject, V1Namespace } from '@kubernetes/client-node';
+// its Clusters one ClusterSet. Events only enqueue keys: a ServiceKey per
+// exported Service (reconciler.ts), a member key per member's identity
+// (cluster-properties.ts). Its cluster clients, watch holds and writer
+// are the manager's, shared with every controller: one observation, one writer.
 import { MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
-import type { ClusterCache, ClusterEvent } from '../clusters/cache.js';
-import { frozenBy, type ClusterObject } from '../clusters/lifecycle.js';
+import type { ClusterEvent } from '../clusters/cache.js';
+import { frozenBy } from '../clusters/lifecycle.js';
 import { onClusterChange } from '../clusters/cluster-changes.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { WorkloadWatches } from '../gatewaydns/watches.js';
-import type { WatchedResource } from '../runtime/informer.js';
-import { errorText, type Logger } from '../runtime/log.js';
+import type { Manager } from '../manager/manager.js';
+import type { Runnable } from '../manager/runnable.js';
+import { errorText } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
-import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { ClusterProperties } from './cluster-properties.js';
-import { McsReconciler, serviceKey, type Member } from './reconciler.js';
-
-type ClusterLike = ClusterObject & KubernetesObject;
+import { McsReconciler, serviceKeyId, type Member, type ServiceKey } from './reconciler.js';
 
 export interface McsControllerOptions {
-  clusters: ClusterCache;
-  clusterObjects: WatchedResource<ClusterLike>;
-  namespaces: WatchedResource<V1Namespace & KubernetesObject>;
-  writer: OwnedObjectWriter;
-  watches: WorkloadWatches;
   workers: number;
-  log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
-  /** The management namespaces (ClusterSets) this replica serves (ADR 0207); all when unset. */
-  share?: Share;
 }
 
-const MEMBER = 'member';
+/** What the queue holds: an exported or imported Service, or a member cluster's identity (its ClusterProperty). */
+type McsKey =
+  ({ kind: 'service' } & ServiceKey) | { kind: 'member'; managementNamespace: string; cluster: string };
 
-export class McsController {
-  private readonly queue: WorkQueue;
+function idOf(key: McsKey): string {
+  return key.kind === 'member'
+    ? `member|${key.managementNamespace}|${key.cluster}`
+    : `service|${serviceKeyId(key)}`;
+}
+
+function serviceKey(managementNamespace: string, namespace: string, name: string): McsKey {
+  return { kind: 'service', managementNamespace, namespace, name };
+}
+
+export class McsController implements Runnable {
+  readonly name = 'mcs';
+  private readonly queue: WorkQueue<McsKey>;
   private readonly reconciler: McsReconciler;
   private readonly properties: ClusterProperties;
   /** The ClusterSet label per management namespace as last seen: only a change of it enqueues. */
@@ -46,34 +46,40 @@ export class McsController {
   /** ServiceExport generation and deletion per object: a status-only update (ours) enqueues nothing. */
   private readonly seenExport = new Map<string, string>();
 
-  private readonly share: Share;
-
-  constructor(private readonly opts: McsControllerOptions) {
-    this.share = opts.share ?? WHOLE_FLEET;
+  constructor(
+    private readonly mgr: Manager,
+    opts: McsControllerOptions,
+  ) {
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.reconciler = new McsReconciler({
       members: (ns) => (this.clusterSet(ns) ? this.clustersOf(ns) : []),
       allClusters: (ns) => this.clustersOf(ns),
-      writer: opts.writer,
-      watches: opts.watches,
-      log: opts.log,
+      writer: mgr.writer,
+      watches: mgr.watches,
+      log: mgr.log,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
-    this.properties = new ClusterProperties({ writer: opts.writer, requestTimeoutMs, firstSyncTimeoutMs });
-    this.queue = new WorkQueue((key) => this.handle(key), {
+    this.properties = new ClusterProperties({ writer: mgr.writer, requestTimeoutMs, firstSyncTimeoutMs });
+    this.queue = new WorkQueue<McsKey>((key) => this.handle(key), {
+      idOf,
       concurrency: opts.workers,
       baseDelayMs: 200,
       maxDelayMs: 30_000,
       onError: (key, err, retryInMs) =>
-        opts.log.warn('multi-cluster services reconcile failed', { key, error: errorText(err), retryInMs }),
+        mgr.log.warn('multi-cluster services reconcile failed', {
+          key: idOf(key),
+          error: errorText(err),
+          retryInMs,
+        }),
     });
   }
 
-  /** After the GatewayDNS controller's informers have synced: they are shared. */
+  /** The manager's caches have synced: what is seen now is the starting point. */
   start(): void {
-    this.opts.namespaces.onChange((type, namespace) => {
+    const { cache, clusters, share } = this.mgr;
+    cache.namespaces.onChange((type, namespace) => {
       const name = namespace.metadata?.name ?? '';
       const set = type === 'delete' ? undefined : clusterSetOf(namespace);
       if (this.seenSet.has(name) && this.seenSet.get(name) === set) return;
@@ -81,22 +87,22 @@ export class McsController {
       this.seenSet.set(name, set);
       if (set || was) this.enqueueNamespace(name);
     });
-    onClusterChange(this.opts.clusterObjects, (_type, cluster) => {
+    onClusterChange(cache.clusterObjects, (_type, cluster) => {
       const ns = cluster.metadata?.namespace ?? '';
       if (this.clusterSet(ns) || this.seenSet.get(ns)) this.enqueueNamespace(ns);
     });
-    this.opts.clusters.onEvent((event) => this.onClusterEvent(event));
-    this.share.onChange((affected, held) => {
+    clusters.onEvent((event) => this.onClusterEvent(event));
+    share.onChange((affected, held) => {
       // Lost: what is remembered of its Services is let go (the clients are already dropped).
       if (!held) return this.reconciler.keysWhere(affected).forEach((key) => this.reconciler.release(key));
-      for (const ns of this.opts.namespaces.list()) {
+      for (const ns of cache.namespaces.list()) {
         const name = ns.metadata?.name ?? '';
         if (affected(name) && clusterSetOf(ns)) this.enqueueNamespace(name);
       }
     });
-    for (const ns of this.opts.namespaces.list()) this.seenSet.set(ns.metadata?.name ?? '', clusterSetOf(ns));
+    for (const ns of cache.namespaces.list()) this.seenSet.set(ns.metadata?.name ?? '', clusterSetOf(ns));
     this.queue.start();
-    for (const ns of this.opts.namespaces.list())
+    for (const ns of cache.namespaces.list())
       if (clusterSetOf(ns)) this.enqueueNamespace(ns.metadata?.name ?? '');
   }
 
@@ -104,21 +110,19 @@ export class McsController {
     await this.queue.shutdown();
   }
 
-  private async handle(key: string): Promise<void> {
-    const [kind, ns = '', cluster = ''] = key.split('|');
-    if (!this.share.owns(kind === MEMBER ? ns : (kind ?? ''))) {
-      if (kind !== MEMBER) this.reconciler.release(key);
-      return;
-    }
-    if (kind !== MEMBER) {
+  private async handle(key: McsKey): Promise<void> {
+    if (key.kind === 'service') {
+      if (!this.mgr.share.owns(key.managementNamespace)) return this.reconciler.release(key);
       const summary = await this.reconciler.reconcile(key);
       if (summary.failed.length) throw new Error(`not written everywhere: ${summary.failed.join('; ')}`);
       return;
     }
-    const remote = this.opts.clusters.get(ns, cluster);
+    const { managementNamespace: ns, cluster } = key;
+    if (!this.mgr.share.owns(ns)) return;
+    const remote = this.mgr.clusters.get(ns, cluster);
     if (!remote) return;
     const set = this.clusterSet(ns);
-    const object = this.opts.clusterObjects.get(cluster, ns);
+    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
     if (set && object && !frozenBy(object)) {
       await this.properties.keep(remote, cluster, set);
       // The member's exports and our objects there: watched from now on, so that their events arrive.
@@ -146,7 +150,7 @@ export class McsController {
     const { kind, type, object } = event.change;
     const namespace = object.metadata?.namespace ?? '';
     const name = object.metadata?.name ?? '';
-    const writer = this.opts.writer;
+    const writer = this.mgr.writer;
     switch (kind) {
       case 'ServiceExport': {
         const id = `${event.cluster}|${namespace}/${name}`;
@@ -182,10 +186,11 @@ export class McsController {
       }
       case 'ClusterProperty':
         if (!writer.isOwnEcho(event.cluster, 'ClusterProperty', type, object))
-          this.queue.add(`${MEMBER}|${ns}|${cluster}`);
+          this.queue.add({ kind: 'member', managementNamespace: ns, cluster });
         return;
       case 'Namespace':
-        for (const key of this.keysOf(ns)) if (key.split('|')[1] === name) this.queue.add(key);
+        for (const key of this.keysOf(ns))
+          if (key.kind === 'service' && key.namespace === name) this.queue.add(key);
         return;
     }
   }
@@ -197,28 +202,29 @@ export class McsController {
   }
 
   private clusterSet(ns: string): string | undefined {
-    return clusterSetOf(this.opts.namespaces.get(ns));
+    return clusterSetOf(this.mgr.cache.namespaces.get(ns));
   }
 
   private clustersOf(ns: string): Member[] {
-    return this.opts.clusterObjects.list(ns).map((c) => {
+    return this.mgr.cache.clusterObjects.list(ns).map((c) => {
       const name = c.metadata?.name ?? '';
-      return { name, remote: this.opts.clusters.get(ns, name), frozen: frozenBy(c) !== undefined };
+      return { name, remote: this.mgr.clusters.get(ns, name), frozen: frozenBy(c) !== undefined };
     });
   }
 
   /** Every exported or imported Service the namespace's clusters show, and each cluster's identity. */
-  private keysOf(ns: string): string[] {
-    const keys = new Set<string>();
+  private keysOf(ns: string): McsKey[] {
+    const keys = new Map<string, McsKey>();
+    const add = (key: McsKey) => keys.set(idOf(key), key);
     const member = Boolean(this.clusterSet(ns));
     for (const c of this.clustersOf(ns)) {
-      keys.add(`${MEMBER}|${ns}|${c.name}`);
+      add({ kind: 'member', managementNamespace: ns, cluster: c.name });
       const remote = c.remote;
       if (!remote) continue;
       const objects = [...(member ? remote.serviceExports().list() : []), ...remote.serviceImports().list()];
-      for (const o of objects) keys.add(serviceKey(ns, o.metadata?.namespace ?? '', o.metadata?.name ?? ''));
+      for (const o of objects) add(serviceKey(ns, o.metadata?.namespace ?? '', o.metadata?.name ?? ''));
     }
-    return [...keys];
+    return [...keys.values()];
   }
 
   private enqueueNamespace(ns: string): void {

@@ -17,7 +17,7 @@ import {
 import { MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL, type Condition } from '../../api/index.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
-import type { WorkloadWatches } from '../gatewaydns/watches.js';
+import type { WorkloadWatches } from '../clusters/workload-watches.js';
 import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
 import { sameJson } from '../runtime/equal.js';
 import { errorText, type Logger } from '../runtime/log.js';
@@ -61,8 +61,22 @@ export interface McsSummary {
   failed: string[];
 }
 
-export function serviceKey(managementNamespace: string, namespace: string, name: string): string {
-  return `${managementNamespace}|${namespace}|${name}`;
+/** One multi-cluster Service: a Service name exported or imported in the ClusterSet of a management namespace. */
+export interface ServiceKey {
+  /** The management namespace whose Clusters are the ClusterSet. */
+  managementNamespace: string;
+  namespace: string;
+  name: string;
+}
+
+/** The id of a ServiceKey in maps and watch holds. */
+export function serviceKeyId(key: ServiceKey): string {
+  return `${key.managementNamespace}|${key.namespace}|${key.name}`;
+}
+
+function parseServiceKeyId(id: string): ServiceKey {
+  const [managementNamespace = '', namespace = '', name = ''] = id.split('|');
+  return { managementNamespace, namespace, name };
 }
 
 export class McsReconciler {
@@ -73,18 +87,22 @@ export class McsReconciler {
   constructor(private readonly opts: McsReconcilerOptions) {}
 
   /** Another replica serves its namespace now: what this one remembers of the key goes, nothing is written. */
-  release(key: string): void {
-    this.lastSeen.delete(key);
-    this.opts.watches.drop(`mcs:${key}`);
+  release(key: ServiceKey): void {
+    const id = serviceKeyId(key);
+    this.lastSeen.delete(id);
+    this.opts.watches.drop(`mcs:${id}`);
   }
 
   /** The keys this reconciler remembers something of, in the management namespaces `affected` names. */
-  keysWhere(affected: (managementNamespace: string) => boolean): string[] {
-    return [...this.lastSeen.keys()].filter((key) => affected(key.slice(0, key.indexOf('|'))));
+  keysWhere(affected: (managementNamespace: string) => boolean): ServiceKey[] {
+    return [...this.lastSeen.keys()]
+      .map(parseServiceKeyId)
+      .filter((key) => affected(key.managementNamespace));
   }
 
-  async reconcile(key: string): Promise<McsSummary> {
-    const [managementNamespace = '', namespace = '', name = ''] = key.split('|');
+  async reconcile(service: ServiceKey): Promise<McsSummary> {
+    const { managementNamespace, namespace, name } = service;
+    const key = serviceKeyId(service);
     const members = this.opts.members(managementNamespace);
     const observed = await this.observe(key, members, namespace, name);
     const plan = planService(namespace, name, observed);

@@ -118,3 +118,23 @@ function mirroredCondition(result: MirrorResult): Omit<ConditionInput, 'type'> {
     ].join('; '),
   };
 }
+
+/**
+ * `status` with the mirror's part as `previous` had it: a mirror step that failed before it could
+ * say anything leaves its condition and list as they were.
+ */
+export function withPreviousMirrorStatus(
+  status: GatewayDNSStatus,
+  previous: GatewayDNSStatus | undefined,
+): GatewayDNSStatus {
+  const kept = previous?.conditions?.find((c) => c.type === MIRRORED);
+  const conditions = [
+    ...(status.conditions ?? []).filter((c) => c.type !== MIRRORED),
+    ...(kept ? [kept] : []),
+  ];
+  return {
+    ...status,
+    ...(conditions.length ? { conditions } : {}),
+    ...(previous?.mirrors !== undefined ? { mirrors: previous.mirrors } : {}),
+  };
+}

@@ -3,10 +3,8 @@
 // and the ready/total counts that say whether a cluster can serve at all.
 import { isIP } from 'node:net';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { SERVICE_NAME_LABEL } from '../../api/index.js';
 import { uniqueSorted, type EndpointPort, type ReadyEndpoint, type ServiceObservation } from './facts.js';
-
-/** The label the EndpointSlice controller puts on every slice of a Service. */
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 export interface EndpointsObservation {
   ready: ReadyEndpoint[];

@@ -1,13 +1,39 @@
 // A work queue in the shape of client-go's: a key waiting twice is queued
 // once; a key is handled by one worker at a time (a key added while it is
 // being handled runs again afterwards); several keys run in parallel; failures
-// back off exponentially per key; a TerminalError is not retried.
+// back off exponentially per key; a TerminalError is not retried. Keys are
+// typed (an ObjectKey, a union of kinds): two keys are the same key when
+// their ids (idOf) are equal.
 
 export class TerminalError extends Error {}
 
 /** The queue key of a namespaced object: "namespace/name", as controller-runtime's NamespacedName. */
 export function objectKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
   return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/** A namespaced object's key, as controller-runtime's types.NamespacedName. */
+export interface ObjectKey {
+  namespace: string;
+  name: string;
+}
+
+/** The ObjectKey of an object. */
+export function keyOfObject(obj: { metadata?: { namespace?: string; name?: string } }): ObjectKey {
+  return { namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' };
+}
+
+/** The id of an ObjectKey in a queue, a log line and a map: "namespace/name". */
+export function objectKeyId(key: ObjectKey): string {
+  return `${key.namespace}/${key.name}`;
+}
+
+/** The ObjectKey of a "namespace/name" id. */
+export function parseObjectKeyId(id: string): ObjectKey {
+  const slash = id.indexOf('/');
+  return slash < 0
+    ? { namespace: '', name: id }
+    : { namespace: id.slice(0, slash), name: id.slice(slash + 1) };
 }
 
 /** The namespace of a "namespace/name" key (an object's, or a cluster's as the ClusterCache names it). */
@@ -21,16 +47,20 @@ export interface Outcome {
   requeueAfterMs?: number;
 }
 
-export type Handler = (key: string) => Promise<Outcome | void>;
+export type Handler<K = string> = (key: K) => Promise<Outcome | void>;
 
-export interface WorkQueueOptions {
+export interface WorkQueueOptions<K = string> {
   concurrency: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
-  onError?: (key: string, err: unknown, retryInMs: number | undefined) => void;
+  onError?: (key: K, err: unknown, retryInMs: number | undefined) => void;
+  /** The identity of a key: required for keys other than strings. */
+  idOf?: (key: K) => string;
 }
 
-export class WorkQueue {
+export class WorkQueue<K = string> {
+  /** The key of each id waiting, being handled or scheduled. */
+  private readonly keys = new Map<string, K>();
   private readonly waiting = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -40,10 +70,14 @@ export class WorkQueue {
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
 
+  private readonly idOf: (key: K) => string;
+
   constructor(
-    private readonly handler: Handler,
-    private readonly opts: WorkQueueOptions,
-  ) {}
+    private readonly handler: Handler<K>,
+    private readonly opts: WorkQueueOptions<K>,
+  ) {
+    this.idOf = opts.idOf ?? ((key) => String(key));
+  }
 
   start(): void {
     this.stopped = false;
@@ -58,7 +92,9 @@ export class WorkQueue {
     if (this.active) await new Promise<void>((r) => this.idleWaiters.push(r));
   }
 
-  add(key: string): void {
+  add(typed: K): void {
+    const key = this.idOf(typed);
+    this.keys.set(key, typed);
     if (this.processing.has(key)) {
       this.dirty.add(key);
       return;
@@ -67,23 +103,24 @@ export class WorkQueue {
     this.pump();
   }
 
-  addAfter(key: string, ms: number): void {
-    if (ms <= 0) return this.add(key);
+  addAfter(typed: K, ms: number): void {
+    if (ms <= 0) return this.add(typed);
+    const key = this.idOf(typed);
     const at = Date.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.timers.delete(key);
-      this.add(key);
+      this.add(typed);
     }, ms);
     timer.unref();
     this.timers.set(key, { at, timer });
   }
 
   /** Forgets a key's failures: its next error starts from the base delay. */
-  forget(key: string): void {
-    this.failures.delete(key);
+  forget(key: K): void {
+    this.failures.delete(this.idOf(key));
   }
 
   get length(): number {
@@ -110,8 +147,9 @@ export class WorkQueue {
   }
 
   private async run(key: string): Promise<void> {
+    const typed = this.keys.get(key) as K;
     try {
-      const outcome = await this.handler(key);
+      const outcome = await this.handler(typed);
       this.failures.delete(key);
       // A retry scheduled by an earlier failure has nothing left to do.
       const pending = this.timers.get(key);
@@ -119,22 +157,23 @@ export class WorkQueue {
         clearTimeout(pending.timer);
         this.timers.delete(key);
       }
-      if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
+      if (outcome?.requeueAfterMs !== undefined) this.addAfter(typed, outcome.requeueAfterMs);
     } catch (err) {
       if (err instanceof TerminalError) {
         this.failures.delete(key);
-        this.opts.onError?.(key, err, undefined);
+        this.opts.onError?.(typed, err, undefined);
       } else {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const delay = this.backoff(n);
-        this.opts.onError?.(key, err, delay);
-        this.addAfter(key, delay);
+        this.opts.onError?.(typed, err, delay);
+        this.addAfter(typed, delay);
       }
     } finally {
       this.processing.delete(key);
       this.active--;
       if (this.dirty.delete(key)) this.waiting.add(key);
+      else if (!this.waiting.has(key) && !this.timers.has(key)) this.keys.delete(key);
       if (!this.active) this.idleWaiters.splice(0).forEach((r) => r());
       this.pump();
     }

@@ -1,4 +1,4 @@
-import { WatchHolds } from './holds.js';
+import { WatchHolds } from './watch-holds.js';
 
 describe('WatchHolds', () => {
   it.each([

@@ -1,0 +1,119 @@
+// The management cluster's informers every controller reads from, as
+// controller-runtime's manager cache: built once, started together, synced
+// before any controller starts. Namespaced when --namespace is set, so that a
+// namespace-only Role is enough.
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1Namespace,
+} from '@kubernetes/client-node';
+import { GATEWAYDNS_PLURAL, GROUP, VERSION, type GatewayDNS } from '../../api/index.js';
+import {
+  CLUSTER_API_GROUP,
+  CLUSTER_API_GROUP_VERSION,
+  CLUSTER_API_VERSION,
+  type ClusterObject,
+} from '../clusters/lifecycle.js';
+import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
+import { WatchedResource } from '../runtime/informer.js';
+import type { Logger } from '../runtime/log.js';
+
+type Obj<T> = T & KubernetesObject;
+
+export interface ManagementCacheOptions {
+  kc: KubeConfig;
+  /** Only this management namespace; all when undefined. */
+  namespace?: string;
+  log: Logger;
+  relistMs?: number;
+  /** A kubeconfig Secret of `cluster` changed (the ClusterCache rebuilds its client). */
+  onSecretChange: (namespace: string, cluster: string) => void;
+}
+
+export class ManagementCache {
+  readonly gatewayDns: WatchedResource<Obj<GatewayDNS>>;
+  readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
+  /**
+   * Namespaces of the management cluster: their annotation grants workload namespaces
+   * (gatewaydns/namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
+   */
+  readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
+  /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
+  readonly secrets: KubeconfigSecrets;
+
+  constructor(opts: ManagementCacheOptions) {
+    const { kc, namespace: ns, relistMs } = opts;
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    const within = ns ? `/namespaces/${ns}` : '';
+    const listCustom = (group: string, version: string, plural: string) =>
+      ns
+        ? custom.listNamespacedCustomObject({ group, version, namespace: ns, plural })
+        : custom.listClusterCustomObject({ group, version, plural });
+    this.gatewayDns = new WatchedResource<Obj<GatewayDNS>>({
+      kc,
+      path: `/apis/${GROUP}/${VERSION}${within}/${GATEWAYDNS_PLURAL}`,
+      list: () =>
+        listCustom(GROUP, VERSION, GATEWAYDNS_PLURAL) as Promise<KubernetesListObject<Obj<GatewayDNS>>>,
+      relistMs,
+    });
+    this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
+      kc,
+      path: `/apis/${CLUSTER_API_GROUP_VERSION}${within}/clusters`,
+      list: () =>
+        listCustom(CLUSTER_API_GROUP, CLUSTER_API_VERSION, 'clusters') as Promise<
+          KubernetesListObject<Obj<ClusterObject>>
+        >,
+      relistMs,
+    });
+    const core = kc.makeApiClient(CoreV1Api);
+    // Namespaced (--namespace): the one Namespace, by field selector.
+    const oneNamespace = ns ? `metadata.name=${ns}` : undefined;
+    this.namespaces = new WatchedResource<V1Namespace & KubernetesObject>({
+      kc,
+      path: '/api/v1/namespaces',
+      fieldSelector: oneNamespace,
+      list: () =>
+        core.listNamespace({ fieldSelector: oneNamespace }) as Promise<
+          KubernetesListObject<V1Namespace & KubernetesObject>
+        >,
+      relistMs,
+    });
+    this.secrets = new KubeconfigSecrets({
+      kc,
+      namespace: ns,
+      log: opts.log,
+      relistMs,
+      onChange: opts.onSecretChange,
+    });
+  }
+
+  /** In this order, so that every grant is known before the first reconcile: none reads a namespace it may not. */
+  private get informers() {
+    return [this.namespaces, this.secrets, this.clusterObjects, this.gatewayDns] as const;
+  }
+
+  /** Starts every informer and waits for their first lists. */
+  async start(syncTimeoutMs: number): Promise<void> {
+    for (const w of this.informers) w.start();
+    const began = Date.now();
+    for (const w of this.informers) {
+      while (!w.synced) {
+        if (Date.now() - began > syncTimeoutMs)
+          throw new Error(`management informers not synced after ${syncTimeoutMs} ms: ${w.lastError ?? ''}`);
+        await w.waitForFirstAttempt(1000);
+        if (!w.synced) await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  get synced(): boolean {
+    return this.informers.every((w) => w.synced);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((w) => w.stop()));
+  }
+}

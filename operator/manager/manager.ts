@@ -1,0 +1,200 @@
+// The operator's manager, in the shape of controller-runtime's: it owns what
+// every controller shares (the management cluster's informers, the
+// ClusterCache of workload-cluster clients, the one writer of owned objects,
+// the write gate, the register of workload watch holds, leader election and
+// shards), starts the caches before the controllers, and stops them all.
+// Controllers are peers that register with it (add); none builds or exports
+// what another uses.
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { CONTROLLER_NAME } from '../../api/index.js';
+import { ClusterCache } from '../clusters/cache.js';
+import { onClusterChange } from '../clusters/cluster-changes.js';
+import { DepartedClusters } from '../clusters/departures.js';
+import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
+import { frozenBy, notConnectableYet, type ClusterObject } from '../clusters/lifecycle.js';
+import { OwnedObjectWriter } from '../clusters/owned-writer.js';
+import { WorkloadWatches } from '../clusters/workload-watches.js';
+import { EventRecorder } from '../runtime/events.js';
+import { LeaderElector } from '../runtime/leader.js';
+import { errorText, type Logger } from '../runtime/log.js';
+import { Metrics } from '../runtime/metrics.js';
+import { WriteGate, type WriteGateOptions } from '../runtime/write-gate.js';
+import { Sharder } from '../sharding/sharder.js';
+import { WHOLE_FLEET, type Share } from '../sharding/share.js';
+import { ManagementCache } from './management-cache.js';
+import type { Runnable } from './runnable.js';
+
+type Cluster = ClusterObject & KubernetesObject;
+
+export interface ManagerOptions {
+  management: KubeConfig;
+  /** Only this management namespace; all when undefined. */
+  namespace?: string;
+  /** Where the dns-server and its record sets live in every workload cluster. */
+  recordsNamespace: string;
+  /** This replica: Lease holder identity, Event source, User-Agent. */
+  identity: string;
+  /** Sent with every request to a workload cluster: names this replica in the API servers' audit logs. */
+  userAgent?: string;
+  /** What a workload kubeconfig Secret may ask of the operator; strict when undefined. */
+  kubeconfigPolicy?: KubeconfigPolicy;
+  /** The limits of the writes to workload clusters (runtime/write-gate.ts). */
+  writes: WriteGateOptions;
+  /** One leader among replicas (client-go's leader election), on this Lease. */
+  leaderElection?: { namespace: string; name: string };
+  /** Active-active replicas (ADR 0207): this many shards, their Leases in `namespace` named by `group`. */
+  sharding?: { namespace: string; group: string; shards: number };
+  /** How long a Cluster deleted while paused is still taken as there, frozen (clusters/departures.ts). */
+  departedGraceMs?: number;
+  relistMs?: number;
+  syncTimeoutMs?: number;
+  log: Logger;
+}
+
+export class Manager {
+  readonly log: Logger;
+  readonly management: KubeConfig;
+  readonly recordsNamespace: string;
+  readonly metrics: Metrics;
+  readonly events: EventRecorder;
+  /** The management cluster's informers. */
+  readonly cache: ManagementCache;
+  /** Paused Clusters deleted and still taken as there, frozen, for a grace period. */
+  readonly departed: DepartedClusters;
+  /** Clients of the workload clusters and their watches. */
+  readonly clusters: ClusterCache;
+  /** The one writer of every object the operator owns in workload clusters: one memory of its own writes. */
+  readonly writer: OwnedObjectWriter;
+  /** Which output holds which lazily started Service and EndpointSlice watch. */
+  readonly watches: WorkloadWatches;
+  /** The management namespaces this replica serves now. */
+  readonly share: Share;
+  private readonly sharder?: Sharder;
+  private readonly elector?: LeaderElector;
+  private readonly runnables: Runnable[] = [];
+  private started: Runnable[] = [];
+
+  constructor(private readonly opts: ManagerOptions) {
+    this.log = opts.log;
+    this.management = opts.management;
+    this.recordsNamespace = opts.recordsNamespace;
+    const writeGate = new WriteGate(opts.writes);
+    this.metrics = new Metrics(writeGate);
+    this.events = new EventRecorder(opts.management, opts.log, opts.identity);
+    if (opts.sharding) {
+      const sharder = new Sharder({
+        kc: opts.management,
+        identity: opts.identity,
+        log: opts.log,
+        ...opts.sharding,
+      });
+      this.metrics.shards = () => sharder.heldShards.length;
+      sharder.onChange(() => (this.metrics.shardChanges += 1));
+      this.sharder = sharder;
+    } else if (opts.leaderElection) {
+      this.elector = new LeaderElector({
+        kc: opts.management,
+        identity: opts.identity,
+        log: opts.log,
+        ...opts.leaderElection,
+      });
+    }
+    this.share = this.sharder ?? WHOLE_FLEET;
+    this.cache = new ManagementCache({
+      kc: opts.management,
+      namespace: opts.namespace,
+      log: opts.log,
+      relistMs: opts.relistMs,
+      onSecretChange: (namespace, cluster) => this.clusters.secretChanged(namespace, cluster),
+    });
+    this.departed = new DepartedClusters({ graceMs: opts.departedGraceMs, log: opts.log });
+    this.clusters = new ClusterCache({
+      recordsNamespace: opts.recordsNamespace,
+      readSecret: (namespace, name) => this.cache.secrets.get(namespace, name),
+      secretProblem: (namespace, name) => this.cache.secrets.problem(namespace, name),
+      kubeconfigPolicy: opts.kubeconfigPolicy,
+      writeGate,
+      share: this.share,
+      userAgent: opts.userAgent,
+      log: opts.log,
+      relistMs: opts.relistMs,
+      // As Cluster API's own cluster cache: no connection before Cluster API reports the Cluster up,
+      // nor to a Cluster that is gone (a reconcile working from an older list would leak a client).
+      // A paused one may be connected to: a GatewayDNS deleted meanwhile withdraws its sets there.
+      notConnectableYet: (namespace, name) => {
+        const cluster = this.clusterNamed(namespace, name);
+        if (!cluster) return `no Cluster ${namespace}/${name} in the management cluster`;
+        return frozenBy(cluster) ? undefined : notConnectableYet(cluster);
+      },
+    });
+    this.writer = new OwnedObjectWriter({ fieldManager: CONTROLLER_NAME, requestTimeoutMs: 10_000 });
+    this.watches = new WorkloadWatches({ clusters: this.clusters, log: opts.log });
+    // Registered before any controller's handler: a departure is tracked and a deleted Cluster's
+    // client dropped before a controller reacts to the same change.
+    onClusterChange(this.cache.clusterObjects, (type, cluster) => {
+      this.departed.track(type, cluster);
+      if (type === 'delete')
+        this.clusters.remove(cluster.metadata?.namespace ?? '', cluster.metadata?.name ?? '');
+    });
+    this.clusters.onEvent((event) => {
+      if (event.type === 'change') return;
+      const all = this.clusters.connected();
+      this.metrics.clustersKnown = all.length;
+      this.metrics.clustersReachable = all.filter((c) => c.healthy).length;
+    });
+  }
+
+  /** Registers a controller: started once the caches have synced, stopped on shutdown (in reverse order). */
+  add(runnable: Runnable): void {
+    this.runnables.push(runnable);
+  }
+
+  /** A Cluster of the management cluster, or one that departed while paused and is still taken as there. */
+  clusterNamed(namespace: string, name: string): Cluster | undefined {
+    return this.cache.clusterObjects.get(name, namespace) ?? this.departed.get(namespace, name);
+  }
+
+  /** The Clusters of a namespace: those of the informer and those that departed while paused. */
+  clustersOf(namespace: string): readonly Cluster[] {
+    const live = this.cache.clusterObjects.list(namespace);
+    const departed = this.departed.list(namespace);
+    return departed.length ? [...live, ...departed] : live;
+  }
+
+  /**
+   * Leads first (when elected: onLost is called if it stops leading later), then starts the caches
+   * and waits for them to sync, then the controllers, then takes shards: a shard gained enqueues from
+   * controllers that are listening, with synced caches.
+   */
+  async start(onLostLeadership: () => void): Promise<void> {
+    if (this.elector) {
+      await this.elector.run(onLostLeadership);
+      this.metrics.leader = 1;
+    }
+    await this.cache.start(this.opts.syncTimeoutMs ?? 30_000);
+    for (const runnable of this.runnables) {
+      await runnable.start();
+      this.started.push(runnable);
+      this.log.debug('controller started', { controller: runnable.name });
+    }
+    await this.sharder?.start();
+  }
+
+  /** Ready for traffic: a standby replica when it reaches the API server, else once the caches synced. */
+  ready(): boolean {
+    return this.elector && !this.elector.leading ? this.elector.apiReachable : this.cache.synced;
+  }
+
+  /** Controllers first (newest first), then caches and clients, then the shards and the lease go to the others. */
+  async stop(): Promise<void> {
+    const warn = (what: string) => (err: unknown) =>
+      this.log.warn('stop failed', { component: what, error: errorText(err) });
+    for (const runnable of this.started.reverse()) await runnable.stop().catch(warn(runnable.name));
+    this.started = [];
+    this.departed.stop();
+    await Promise.all([this.cache.stop().catch(warn('cache')), this.clusters.stop().catch(warn('clusters'))]);
+    // After the work stopped: the shards go to the others at once, with nothing of ours in flight.
+    await this.sharder?.stop().catch(warn('shards'));
+    await this.elector?.release();
+  }
+}
