@@ -2,20 +2,18 @@
 // process runs the sources, the builds and HTTP, and N cluster workers share
 // the UDP and TCP sockets and answer from the data it sends them.
 import cluster from 'node:cluster';
-import { BuildHeapLimitError, inProcessBuilder, WorkerBuilder, type Builder } from './builder.js';
+import { BuildHeapLimitError, inProcessBuilder, WorkerBuilder, type Builder } from './build/builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
 import { startHealthServer } from '../process/health.js';
-import { fatalLine } from '../process/log.js';
+import { createLogger, fatalLine, type Logger } from '../process/log.js';
 import { stopOnSignals } from '../process/signals.js';
-import { createLogger } from './log.js';
-import { Metrics } from './metrics.js';
-import { DnsServer } from './server.js';
+import type { FromAnswerer, ToAnswerer } from './serve/messages.js';
+import { Metrics } from './serve/metrics.js';
+import { DnsServer } from './serve/server.js';
 import { FileSource } from './sources/file.js';
-import { RecordStore } from './store.js';
+import { RecordStore } from './store/record-store.js';
 import { Responder } from './wire/responder.js';
 import type { ServedData } from './wire/served.js';
-import type { Logger } from './log.js';
-import type { FromAnswerer, ToAnswerer } from './messages.js';
 
 async function main(argv: string[]): Promise<void> {
   let config: Config | undefined;

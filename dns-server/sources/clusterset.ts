@@ -1,7 +1,7 @@
 // Multi-Cluster Services: this cluster's ServiceImports and MCS EndpointSlices
 // (all namespaces), through process/restarting-informer.ts like the
 // DNSRecordSet source, turned into the clusterset zone's record sets
-// (clusterset/records.ts) at each change, never at query time. Until both
+// (clusterset-records.ts) at each change, never at query time. Until both
 // informers have listed, nothing is delivered; a cluster without the MCS CRDs
 // (the list answers 404), or a server not allowed to read them (403), has an
 // empty clusterset zone, said once in the log.
@@ -16,8 +16,8 @@ import { MCS_GROUP, MCS_SERVICE_NAME_LABEL, MCS_VERSION, SERVICEIMPORT_PLURAL } 
 import { httpStatus } from '../../process/kube-errors.js';
 import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
 import type { Logger } from '../../process/log.js';
-import type { SourcedRecordSet } from '../zone/build.js';
-import { clustersetRecordSets, type McsSliceLike, type ServiceImportLike } from '../clusterset/records.js';
+import type { SourcedRecordSet } from '../zone/compile.js';
+import { clustersetRecordSets, type McsSliceLike, type ServiceImportLike } from './clusterset-records.js';
 
 export interface ClustersetSourceOptions {
   kubeConfig: KubeConfig;

@@ -13,7 +13,7 @@ import {
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
 import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
 import type { Logger } from '../../process/log.js';
-import type { SourcedRecordSet } from '../zone/build.js';
+import type { SourcedRecordSet } from '../zone/compile.js';
 
 export interface KubernetesSourceOptions {
   kubeConfig: KubeConfig;

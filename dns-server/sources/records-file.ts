@@ -3,7 +3,7 @@
 import { parse } from 'yaml';
 import { DNSRECORDSET_KIND, type DNSRecordSet } from '../../api/index.js';
 import type { Logger } from '../../process/log.js';
-import type { SourcedRecordSet } from '../zone/build.js';
+import type { SourcedRecordSet } from '../zone/compile.js';
 
 /**
  * Every DNSRecordSet document of the file; throws on YAML errors, skips (and logs) documents of

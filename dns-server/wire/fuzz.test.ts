@@ -1,9 +1,9 @@
 // In-process robustness: the responder never throws, and whatever it sends
 // back is a response to the query it got (same ID, QR set) that decodes.
 import dnsPacket from 'dns-packet';
-import { buildZones } from '../zone/build.js';
-import { EXAMPLE_RECORDS, recordSet, sourced, zoneConfig } from '../zone/testing.js';
-import { mutatedPackets } from './fuzz.js';
+import { compileZones } from '../zone/compile.js';
+import { EXAMPLE_RECORDS, recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
+import { mutatedPackets } from '../../test/support/fuzz.js';
 import { Responder } from './responder.js';
 
 function seeds(): Buffer[] {
@@ -32,7 +32,7 @@ function seeds(): Buffer[] {
 
 describe('Responder with random and mutated packets', () => {
   const responder = new Responder({ maxUdpSize: 1232 });
-  responder.load(buildZones(sourced(recordSet('example', EXAMPLE_RECORDS)), [zoneConfig()], 1).zones);
+  responder.load(compileZones(sourced(recordSet('example', EXAMPLE_RECORDS)), [zoneConfig()], 1).zones);
 
   it('never throws, and every response answers its query', () => {
     let answered = 0;

@@ -1,11 +1,11 @@
-// The lookup table of zone/lookup-cases.ts against the responder: each case
+// The lookup table of zone/lookup-cases.test-support.ts against the responder: each case
 // asked as a query packet, the response decoded with dns-packet (not our own
 // parser) and written in zone-file presentation, so the wire layer's
 // precomputed answers are held to the same cases as the zone's lookup.
 import dnsPacket from 'dns-packet';
-import { LOOKUP_CASES as cases } from '../zone/lookup-cases.js';
+import { LOOKUP_CASES as cases } from '../zone/lookup-cases.test-support.js';
 import { TYPE_NAMES } from '../zone/rr.js';
-import { exampleZones } from '../zone/testing.js';
+import { exampleZones } from '../zone/fixtures.test-support.js';
 import { Responder } from './responder.js';
 
 /** dns-packet spells a type it does not know UNKNOWN_<number>. */

@@ -1,12 +1,16 @@
 import dnsPacket from 'dns-packet';
-import { buildZones } from '../zone/build.js';
-import { recordSet, sourced, zoneConfig, EXAMPLE_RECORDS } from '../zone/testing.js';
+import { compileZones } from '../zone/compile.js';
+import { recordSet, sourced, zoneConfig, EXAMPLE_RECORDS } from '../zone/fixtures.test-support.js';
 import { Responder } from './responder.js';
 
 const W = 'gateway.cluster-a.dev-team.clusters.xcc.test';
 
 function responder(extra: Parameters<typeof recordSet>[1] = []): Responder {
-  const built = buildZones(sourced(recordSet('example', [...EXAMPLE_RECORDS, ...extra])), [zoneConfig()], 7);
+  const built = compileZones(
+    sourced(recordSet('example', [...EXAMPLE_RECORDS, ...extra])),
+    [zoneConfig()],
+    7,
+  );
   const r = new Responder({ maxUdpSize: 1232 });
   r.load(built.zones);
   return r;
@@ -152,7 +156,7 @@ describe('Responder', () => {
 describe('large record sets', () => {
   const ipv4 = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
   const ipv6 = (i: number) => `fd00::${i.toString(16)}`;
-  const built = buildZones(
+  const built = compileZones(
     sourced(
       recordSet('large', [
         { name: '*.pods.xcc.test', type: 'A', values: Array.from({ length: 300 }, (_, i) => ipv4(i)) },

@@ -1,7 +1,7 @@
 // The served data in compact form: every encoded answer of every zone in one
 // byte arena, each name's answers as arena offsets by query-type slot in a
 // Uint32Array, and the names as one string. Built where the zones are built
-// (a worker thread, see ../builder.ts) and transferred without copying; the
+// (a worker thread, see ../build/builder.ts) and transferred without copying; the
 // responder only adds a name → index Map. No per-answer JS objects survive a
 // build: 100,000 records cost a few megabytes of arena, not a heap of Buffers.
 import { MAX_ANSWER_OCTETS } from '../../api/index.js';

@@ -2,8 +2,8 @@
 // against the in-memory zone (no wire format, no sockets).
 import { normalizeName } from './name.js';
 import { presentRR } from './rr.js';
-import { LOOKUP_CASES as cases } from './lookup-cases.js';
-import { exampleZones } from './testing.js';
+import { LOOKUP_CASES as cases } from './lookup-cases.test-support.js';
+import { exampleZones } from './fixtures.test-support.js';
 
 describe('zone lookup', () => {
   const [zone] = exampleZones().zones;

@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import dnsPacket from 'dns-packet';
-import { mutatedPackets } from '../../dns-server/wire/fuzz.js';
+import { mutatedPackets } from '../support/fuzz.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 
 const PACKETS = 100_000;

@@ -1,7 +1,7 @@
 // A generated zone, as DNSRecordSet documents for the dns-server and as a
 // zone file for NSD, plus queries that exercise it. Deterministic for a seed,
 // so a failing differential test or a benchmark can be rerun exactly.
-import { xorshift } from '../../dns-server/wire/fuzz.js';
+import { xorshift } from './fuzz.js';
 import type { DNSRecord, DNSRecordSet } from '../../api/index.js';
 
 export interface GeneratedZone {

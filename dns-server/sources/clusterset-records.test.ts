@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { clustersetRecordSets, type McsSliceLike } from './records.js';
+import { clustersetRecordSets, type McsSliceLike } from './clusterset-records.js';
 
 const slice = (cluster: string, endpoints: McsSliceLike['endpoints']): McsSliceLike => ({
   metadata: {

@@ -1,6 +1,8 @@
-// Helpers shared by the unit tests of zone/ and wire/ (not a test file itself).
+// Helpers shared by the unit tests of zone/, wire/ and store/ (not a test file
+// itself). Named *.test-support.ts so that tsconfig.build.json leaves it out of
+// dist/ and the images.
 import type { DNSRecord, DNSRecordSet } from '../../api/index.js';
-import { buildZones, type SourcedRecordSet, type ZoneConfig } from './build.js';
+import { compileZones, type SourcedRecordSet, type ZoneConfig } from './compile.js';
 
 export function zoneConfig(name = 'xcc.test', overrides: Partial<ZoneConfig> = {}): ZoneConfig {
   return {
@@ -48,5 +50,5 @@ export const EXAMPLE_RECORDS: DNSRecord[] = [
 ];
 
 export function exampleZones() {
-  return buildZones(sourced(recordSet('example', EXAMPLE_RECORDS)), [zoneConfig()], 7);
+  return compileZones(sourced(recordSet('example', EXAMPLE_RECORDS)), [zoneConfig()], 7);
 }

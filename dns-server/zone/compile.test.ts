@@ -1,10 +1,10 @@
-import { buildZones, ParseCache } from './build.js';
+import { compileZones, ParseCache } from './compile.js';
 import { presentRR, T } from './rr.js';
-import { recordSet, sourced, zoneConfig } from './testing.js';
+import { recordSet, sourced, zoneConfig } from './fixtures.test-support.js';
 
-describe('buildZones', () => {
+describe('compileZones', () => {
   it('merges record sets naming the same owner and type, deduplicating values', () => {
-    const built = buildZones(
+    const built = compileZones(
       sourced(
         recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.1', '10.0.0.2'] }]),
         recordSet('two', [{ name: 'A.xcc.test.', type: 'A', ttl: 20, values: ['10.0.0.2', '10.0.0.3'] }]),
@@ -45,7 +45,7 @@ describe('buildZones', () => {
       'text',
       { name: 'ok.xcc.test', type: 'SRV', values: ['1 2 3 .', ' 10  20 30 Target.xcc.test. '] },
     ];
-    const built = buildZones(
+    const built = compileZones(
       [
         { source: 'file:x', set: recordSet('x', bad as never) },
         { source: 'file:y', set: { metadata: { name: 'y' } } as never },
@@ -67,7 +67,7 @@ describe('buildZones', () => {
   });
 
   it('lets other data win over a CNAME at the same name, and picks one of several CNAME targets', () => {
-    const built = buildZones(
+    const built = compileZones(
       sourced(
         recordSet('one', [
           { name: 'x.xcc.test', type: 'CNAME', values: ['a.xcc.test'] },
@@ -95,17 +95,17 @@ describe('buildZones', () => {
       ]),
     );
     const zones = [zoneConfig(), zoneConfig('sub.xcc.test')];
-    const first = buildZones(sets, zones, 1);
+    const first = compileZones(sets, zones, 1);
     expect(first.zones[1]!.lookup('a.sub.xcc.test', T.A).answer).toHaveLength(1);
     expect(first.zones[0]!.nodes.has('a.sub.xcc.test')).toBe(false);
-    expect(buildZones([...sets].reverse(), zones, 2).fingerprint).toBe(first.fingerprint);
+    expect(compileZones([...sets].reverse(), zones, 2).fingerprint).toBe(first.fingerprint);
     const changed = sourced(recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.9'] }]));
-    expect(buildZones(changed, zones, 1).fingerprint).not.toBe(first.fingerprint);
+    expect(compileZones(changed, zones, 1).fingerprint).not.toBe(first.fingerprint);
   });
 
   it('splits TXT values longer than 255 octets into several character-strings', () => {
     const long = 'x'.repeat(300);
-    const built = buildZones(
+    const built = compileZones(
       sourced(recordSet('t', [{ name: 't.xcc.test', type: 'TXT', values: [long] }])),
       [zoneConfig()],
       1,
@@ -120,13 +120,13 @@ describe('buildZones', () => {
       ...recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: [value] }]),
       metadata: { name: 'one', namespace: 'capi-dns', uid, resourceVersion },
     });
-    const a = (built: ReturnType<typeof buildZones>) =>
+    const a = (built: ReturnType<typeof compileZones>) =>
       built.zones[0]!.lookup('a.xcc.test', T.A).answer.map(presentRR);
 
     it('parses a set again only when its uid or resourceVersion changes', () => {
       const cache = new ParseCache();
       const build = (set: ReturnType<typeof versioned>) =>
-        buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+        compileZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
       expect(a(build(versioned('u1', '1', '10.0.0.1')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.1']);
       // Same version, other content: only possible if the cache is keyed wrongly; shows it is reused.
       expect(a(build(versioned('u1', '1', '10.0.0.2')))).toEqual(['a.xcc.test. 30 IN A 10.0.0.1']);
@@ -139,21 +139,21 @@ describe('buildZones', () => {
       const cache = new ParseCache();
       const plain = (value: string) =>
         sourced(recordSet('one', [{ name: 'a.xcc.test', type: 'A', values: [value] }]));
-      buildZones(plain('10.0.0.1'), [zoneConfig()], 1, cache);
-      expect(a(buildZones(plain('10.0.0.2'), [zoneConfig()], 1, cache))).toEqual([
+      compileZones(plain('10.0.0.1'), [zoneConfig()], 1, cache);
+      expect(a(compileZones(plain('10.0.0.2'), [zoneConfig()], 1, cache))).toEqual([
         'a.xcc.test. 30 IN A 10.0.0.2',
       ]);
       expect(cache.size).toBe(0);
 
       const set = versioned('u1', '1', '10.0.0.1');
-      buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+      compileZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
       expect(cache.size).toBe(1);
-      buildZones([], [zoneConfig()], 1, cache);
+      compileZones([], [zoneConfig()], 1, cache);
       expect(cache.size).toBe(0);
 
-      buildZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
+      compileZones([{ source: 'k8s:one', set }], [zoneConfig()], 1, cache);
       const zones = [zoneConfig(), zoneConfig('a.xcc.test')];
-      const built = buildZones([{ source: 'k8s:one', set }], zones, 1, cache);
+      const built = compileZones([{ source: 'k8s:one', set }], zones, 1, cache);
       expect(built.zones[1]!.lookup('a.xcc.test', T.A).answer).toHaveLength(1);
     });
 
@@ -170,21 +170,21 @@ describe('buildZones', () => {
         },
       });
       const input = [set('one', 'u1', ['10.0.0.1', '10.0.0.2']), set('two', 'u2', ['10.0.0.3'])];
-      const built = buildZones(input, [zoneConfig()], 1, cache);
+      const built = compileZones(input, [zoneConfig()], 1, cache);
       expect(built.zones[0]!.lookup('two0.xcc.test', T.A).answer.map(presentRR)).toEqual([
         'two0.xcc.test. 30 IN A 10.0.0.3',
       ]);
       expect(cache.size).toBe(1);
       // "one" leaves: its budget goes to "two".
-      buildZones([input[1]!], [zoneConfig()], 1, cache);
-      buildZones([input[1]!], [zoneConfig()], 1, cache);
+      compileZones([input[1]!], [zoneConfig()], 1, cache);
+      compileZones([input[1]!], [zoneConfig()], 1, cache);
       expect(cache.size).toBe(1);
     });
 
     it('keeps reporting the problems of a set it does not parse again', () => {
       const cache = new ParseCache();
       const bad = { ...versioned('u1', '1', '10.0.0.256') };
-      const build = () => buildZones([{ source: 'k8s:one', set: bad }], [zoneConfig()], 1, cache);
+      const build = () => compileZones([{ source: 'k8s:one', set: bad }], [zoneConfig()], 1, cache);
       expect(build().problems).toHaveLength(1);
       expect(build().problems).toEqual([
         { source: 'k8s:one', record: 'a.xcc.test/A', reason: '"10.0.0.256" is not an IPv4 address' },

@@ -1,8 +1,8 @@
-import { inProcessBuilder } from './builder.js';
-import { silentLogger } from './log.js';
-import { Metrics } from './metrics.js';
-import { RecordStore } from './store.js';
-import { recordSet, sourced, zoneConfig } from './zone/testing.js';
+import { inProcessBuilder } from '../build/builder.js';
+import { silentLogger } from '../../process/log.js';
+import { Metrics } from '../serve/metrics.js';
+import { RecordStore } from './record-store.js';
+import { recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
 
 describe('RecordStore', () => {
   function store() {

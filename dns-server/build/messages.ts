@@ -1,10 +1,9 @@
-// What the dns-server's threads and processes send each other, in one place
-// that imports no code: the build thread (build-worker.ts, running
-// build-run.ts) and the main thread that asks it (builder.ts, store.ts); the
-// primary and its answering cluster workers (main.ts, --workers).
-import type { QueryCounters } from './metrics.js';
-import type { ServedData } from './wire/served.js';
-import type { Problem, SourcedRecordSet, ZoneConfig } from './zone/build.js';
+// What the main thread and the build thread send each other, in one place
+// that imports no code: the build thread (worker.ts, running run.ts) and the
+// main thread that asks it (builder.ts, ../store/record-store.ts). The
+// primary and its answering processes have theirs in ../serve/messages.ts.
+import type { ServedData } from '../wire/served.js';
+import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
 
 /** What one source delivered last: record sets (Kubernetes), or the text of a records file. */
 export interface SourceInput {
@@ -42,13 +41,6 @@ export interface BuildReply {
   broken: { source: string; error: string }[];
   /** What the build had to say, logged by the caller. */
   logs: LogEntry[];
-  /** The build thread's heap after the build (set by build-worker.ts). */
+  /** The build thread's heap after the build (set by worker.ts). */
   workerHeapBytes?: number;
 }
-
-/** Primary → answering worker. */
-export type ToAnswerer = { type: 'served'; served: ServedData };
-
-/** Answering worker → primary. */
-export type FromAnswerer =
-  { type: 'want-data' } | { type: 'listening'; port: number } | { type: 'counters'; counters: QueryCounters };

@@ -38,7 +38,7 @@ export interface Problem {
   reason: string;
 }
 
-export interface BuiltZones {
+export interface CompiledZones {
   zones: Zone[];
   problems: Problem[];
   /** Records served, SOA and NS included. */
@@ -53,12 +53,12 @@ const TTL_MAX = 2 ** 31 - 1; // RFC 2181 section 8
  * @param cache parsed record sets kept from earlier builds: a set whose uid and resourceVersion
  *   did not change is not validated and parsed again (when one set of a hundred changes, one is)
  */
-export function buildZones(
+export function compileZones(
   input: Iterable<SourcedRecordSet>,
   configs: ZoneConfig[],
   serial: number,
   cache: ParseCache = new ParseCache(),
-): BuiltZones {
+): CompiledZones {
   const problems: Problem[] = [];
   // Longest zone first, so a record lands in the most specific zone that holds it.
   const byLength = [...configs].sort((a, b) => b.name.length - a.name.length);
@@ -107,7 +107,7 @@ interface ParsedSet {
 
 /**
  * Parsed record sets by source, kept between builds (in the build worker, which lives while
- * builds keep coming). Validation and parsing were about half of a build's time; a Kubernetes
+ * builds keep coming). Validation and parsing are about half of a build's time; a Kubernetes
  * object with the same uid and resourceVersion has the same content, so only changed sets are
  * parsed again. Sources not seen in a build are forgotten after it.
  */
@@ -120,8 +120,9 @@ export class ParseCache {
 
   /**
    * @param maxRecords most records kept between builds. A build thread that holds more than a few
-   *   thousand is ended after the build anyway (builder.ts MAX_WARM_HEAP_BYTES), so keeping the sets
-   *   of a large zone would only raise the build's peak: past this, sets are parsed, merged and let go.
+   *   thousand is ended after the build anyway (../build/builder.ts MAX_WARM_HEAP_BYTES), so keeping
+   *   the sets of a large zone would only raise the build's peak: past this, sets are parsed, merged
+   *   and let go.
    */
   constructor(private readonly maxRecords = 10_000) {}
 

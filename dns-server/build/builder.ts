@@ -1,13 +1,13 @@
-// Where builds run. In the server: a worker thread (build-worker.ts), so that
+// Where builds run. In the server: a worker thread (worker.ts), so that
 // queries are answered from the previous data while it runs and the main
 // thread's heap never holds the parsed YAML or the zones' records; the worker
 // ends when builds stop coming, which returns its heap to the system. Tests
 // build in process. This module imports nothing heavy: the main thread never
 // loads the YAML parser.
 import { Worker } from 'node:worker_threads';
-import type { Logger } from './log.js';
+import type { Logger } from '../../process/log.js';
 import type { BuildReply, BuildRequest } from './messages.js';
-import type { ParseCache } from './zone/build.js';
+import type { ParseCache } from '../zone/compile.js';
 
 export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 
@@ -15,8 +15,8 @@ export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 export function inProcessBuilder(): Builder {
   let cache: ParseCache | undefined;
   return async (req) => {
-    const { runBuild } = await import('./build-run.js');
-    const { ParseCache } = await import('./zone/build.js');
+    const { runBuild } = await import('./run.js');
+    const { ParseCache } = await import('../zone/compile.js');
     cache ??= new ParseCache();
     return runBuild(req, cache);
   };
@@ -24,9 +24,9 @@ export function inProcessBuilder(): Builder {
 
 /**
  * Builds in one worker thread, kept while builds keep coming and ended after `idleMs` without
- * one. A fresh thread per build (the first design) cost 300–600 ms for 1,000 records on a busy
- * 2-core machine, against 30–60 ms in a warm one: V8 compiles the build code again in every new
- * thread, and the warm one also keeps the parsed record sets (zone/build.ts ParseCache). Ending
+ * one, because a fresh thread per build costs 300–600 ms for 1,000 records on a busy 2-core
+ * machine, against 30–60 ms in a warm one: V8 compiles the build code again in every new thread,
+ * and the warm one also keeps the parsed record sets (../zone/compile.ts ParseCache). Ending
  * it when idle still returns its heap to the system between bursts; `idleMs` 0 ends it after
  * every build, and so does a heap above MAX_WARM_HEAP_BYTES (zones of more than about 5,000
  * records): memory first, as ADR 0101 decided for large zones.
@@ -135,7 +135,7 @@ export class WorkerBuilder {
   }
 
   private start(): Worker {
-    const worker = new Worker(new URL('./build-worker.js', import.meta.url), {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), {
       resourceLimits: {
         maxOldGenerationSizeMb: this.opts.heapLimitMiB,
         maxYoungGenerationSizeMb: BUILD_YOUNG_GENERATION_MIB,

@@ -5,10 +5,10 @@
 // YAML parsing and zone building, goes back to the system.
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { runBuild } from './build-run.js';
+import { runBuild } from './run.js';
 import type { BuildRequest } from './messages.js';
-import { transferList } from './wire/served.js';
-import { ParseCache } from './zone/build.js';
+import { transferList } from '../wire/served.js';
+import { ParseCache } from '../zone/compile.js';
 
 const cache = new ParseCache();
 parentPort!.on('message', (req: BuildRequest) => {

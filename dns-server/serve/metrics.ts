@@ -2,8 +2,8 @@
 // and rcode, so that counting one costs two array increments on the hot path;
 // the prom-client collectors read them (and the counts of the other answering
 // processes) only when /metrics is scraped.
-import { Counter, Gauge, processRegistry, Registry } from '../process/metrics.js';
-import { typeName } from './zone/rr.js';
+import { Counter, Gauge, processRegistry, Registry } from '../../process/metrics.js';
+import { typeName } from '../zone/rr.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];

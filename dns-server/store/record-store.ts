@@ -3,12 +3,12 @@
 // default), bumps the SOA serial when the served data really changed, and
 // hands the encoded answers to the responder. A source that fails keeps its
 // last good delivery: the server goes on answering with it.
-import type { Builder } from './builder.js';
-import type { BuildReply, SourceInput } from './messages.js';
-import type { Logger } from './log.js';
-import type { Metrics } from './metrics.js';
-import type { ServedData } from './wire/served.js';
-import type { Problem, SourcedRecordSet, ZoneConfig } from './zone/build.js';
+import type { Builder } from '../build/builder.js';
+import type { BuildReply, SourceInput } from '../build/messages.js';
+import type { Logger } from '../../process/log.js';
+import type { Metrics } from '../serve/metrics.js';
+import type { ServedData } from '../wire/served.js';
+import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
 
 export interface StoreOptions {
   /** Wait this long after a change for more changes before rebuilding. */

@@ -18,7 +18,7 @@ import {
   type DNSRecord,
   type DNSRecordSet,
 } from '../../api/index.js';
-import type { SourcedRecordSet } from '../zone/build.js';
+import type { SourcedRecordSet } from '../zone/compile.js';
 
 /** Short: an endpoint that goes unready leaves the answers this soon (CoreDNS's kubernetes plugin uses 5 s too). */
 export const CLUSTERSET_TTL = 5;

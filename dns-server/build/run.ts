@@ -1,13 +1,13 @@
 // One build: the sources' inputs (record sets, or the text of a records file)
 // → validated, merged zones → every answer encoded into one arena. Runs in a
-// worker thread (build-worker.ts), so that neither the parsed YAML nor the
+// worker thread (worker.ts), so that neither the parsed YAML nor the
 // zones' records ever live on the thread that answers queries; tests call it
 // in process.
-import { parseRecordsFile } from './sources/records-file.js';
-import type { Logger } from './log.js';
-import { encodeServed } from './wire/served.js';
-import { buildZones, ParseCache, type SourcedRecordSet } from './zone/build.js';
-import { consume } from './zone/consume.js';
+import { parseRecordsFile } from '../sources/records-file.js';
+import type { Logger } from '../../process/log.js';
+import { encodeServed } from '../wire/served.js';
+import { compileZones, ParseCache, type SourcedRecordSet } from '../zone/compile.js';
+import { consume } from '../zone/consume.js';
 import type { BuildReply, BuildRequest, LogEntry } from './messages.js';
 
 /** @param cache kept by the caller between builds (see ParseCache) */
@@ -34,7 +34,7 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
   // The request is this thread's own copy: each set is let go once parsed, so that the input and
   // the zones made from it are not all held at the peak (with 100,000 records, tens of megabytes).
   req.inputs = [];
-  const built = buildZones(consume(input), req.zones, req.serial, cache);
+  const built = compileZones(consume(input), req.zones, req.serial, cache);
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
   const served = built.fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones);
   return {

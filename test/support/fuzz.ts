@@ -1,6 +1,10 @@
 // Packet generators for robustness tests: random bytes and mutations of
 // valid queries (bit flips, cut short, counts and lengths changed, pointers
-// made up). Deterministic for a seed.
+// made up). Deterministic for a seed. Here rather than beside the responder
+// because the socket fuzz test (test/integration/dns-fuzz.test.ts) and the
+// generated zones (dnszone.ts) use it too, and the dns-server's dist/ must
+// not ship it; the in-process fuzz test (dns-server/wire/fuzz.test.ts)
+// imports it from here.
 
 export function xorshift(seed: number): () => number {
   let x = seed >>> 0 || 1;

@@ -1,7 +1,9 @@
 // The lookup table in CoreDNS's shape: {qname, qtype, rcode, answer, authority}
-// over the zone of testing.ts (EXAMPLE_RECORDS), in zone-file presentation.
+// over the zone of fixtures.test-support.ts (EXAMPLE_RECORDS), in zone-file presentation.
 // Run against the in-memory zone (zone/lookup.test.ts) and against the
 // responder on the wire (wire/lookup.test.ts): both layers answer alike.
+// Named *.test-support.ts so that tsconfig.build.json leaves it out of dist/
+// and the images.
 import { T } from './rr.js';
 import { RCODE } from './zone.js';
 
