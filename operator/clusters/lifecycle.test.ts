@@ -1,7 +1,7 @@
 import {
   clusterFingerprint,
   frozenBy,
-  heldBack,
+  frozenOrProvisioning,
   notConnectableYet,
   type ClusterObject,
 } from './lifecycle.js';
@@ -69,11 +69,11 @@ describe('notConnectableYet: connect only once Cluster API reports the Cluster u
     const got = notConnectableYet(cluster);
     if (want) expect(got).toMatch(want);
     else expect(got).toBeUndefined();
-    expect(heldBack(cluster)).toBe(want ? 'Provisioning' : undefined);
+    expect(frozenOrProvisioning(cluster)).toBe(want ? 'Provisioning' : undefined);
   });
 
   it('paused or deleting wins over provisioning', () => {
-    expect(heldBack({ metadata: {}, spec: { paused: true } })).toBe('Paused');
+    expect(frozenOrProvisioning({ metadata: {}, spec: { paused: true } })).toBe('Paused');
   });
 });
 

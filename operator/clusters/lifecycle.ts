@@ -70,8 +70,8 @@ export function frozenMessage(why: Frozen): string {
   }
 }
 
-/** Why the operator leaves this Cluster as it is: frozenBy, else Provisioning while it may not be connected to. */
-export function heldBack(cluster: ClusterLifecycleFields): Frozen | undefined {
+/** Why the operator leaves this Cluster as it is (frozen): frozenBy, else Provisioning while it may not be connected to. */
+export function frozenOrProvisioning(cluster: ClusterLifecycleFields): Frozen | undefined {
   return frozenBy(cluster) ?? (notConnectableYet(cluster) ? 'Provisioning' : undefined);
 }
 

@@ -1,6 +1,6 @@
-// Keeps a desired DNSRecordSet inside the two limits that remain once the
-// per-record value count is no longer capped: a record's answer must fit a DNS
-// message over TCP, and the object must fit etcd. What does not fit is left
+// Keeps a desired DNSRecordSet inside its two limits (a record's number of
+// values is not capped): a record's answer must fit a DNS message over TCP,
+// and the object must fit etcd. What does not fit is left
 // out in a fixed order and named, so that status can say so; nothing is cut
 // silently.
 import {

@@ -17,7 +17,7 @@ import {
 import type { ClusterCache } from '../clusters/cache.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { WorkloadWatches } from '../clusters/workload-watches.js';
-import { heldBack, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
+import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
 import { MirrorReconciler, type MirrorReconcileResult } from '../mirror/reconciler.js';
 import { withMirrorStatus, withPreviousMirrorStatus } from '../mirror/status.js';
 import { REASONS } from '../model/conditions.js';
@@ -336,7 +336,7 @@ export class GatewayDnsReconciler {
     return { written: 0 };
   }
 
-  /** Observe: which clusters are selected and held back, and what each says of the Service. */
+  /** Observe: which clusters are selected and frozen, and what each says of the Service. */
   private async observe(
     gw: GatewayDNS,
     spec: EffectiveSpec,
@@ -414,7 +414,7 @@ export class GatewayDnsReconciler {
   private frozenClusters(namespace: string): Map<string, Frozen> {
     const frozen = new Map<string, Frozen>();
     for (const c of this.opts.listClusters(namespace)) {
-      const why = heldBack(c);
+      const why = frozenOrProvisioning(c);
       if (why) frozen.set(c.metadata.name, why);
     }
     return frozen;

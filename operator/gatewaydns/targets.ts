@@ -44,7 +44,7 @@ export class RecordSetWriter {
   /**
    * Makes the record sets of one GatewayDNS in one cluster exactly `desired`:
    * writes the ones that differ, deletes ours that are no longer wanted (a
-   * source cluster that stopped contributing, or a set named the older way).
+   * source cluster that stopped contributing, or a set whose name the naming rule no longer gives).
    */
   async sync(
     namespace: string,

@@ -3,9 +3,8 @@
 // read by nothing but the message naming who manages a foreign object, so
 // each entry keeps its manager and operation and loses its field set
 // (controller-runtime's TransformStripManagedFields drops the entries whole).
-// A record set is cached in every cluster of its team: at 50 clusters the
-// operator's live heap held 21.4 MB of plain objects before, 11.5 after
-// (bench/README.md, issue 21).
+// A record set is cached in every cluster of its team, so the field sets are
+// a large share of the live heap at 50 clusters (bench/README.md).
 
 interface WithManagedFields {
   metadata?: { managedFields?: { manager?: string; operation?: string }[] };

@@ -1,9 +1,9 @@
 // The operator's writes to workload clusters, queued rather than all sent at
-// once. A cold start or a change that touches every cluster used to start
-// every request at the same moment: on a busy management host the requests
-// then waited in the HTTP client while their timeouts ran, and some 5 % of
-// them timed out at 40 clusters and were retried. Here a request starts only
-// when the gate lets it: at most `maxInFlight` in all and
+// once: a cold start or a change that touches every cluster would otherwise
+// start every request at the same moment, and on a busy management host the
+// requests would wait in the HTTP client while their timeouts ran (some 5 %
+// timed out at 40 clusters, bench/README.md). A request starts only when the
+// gate lets it: at most `maxInFlight` in all and
 // `maxInFlightPerCluster` per cluster, each cluster with a token bucket of
 // `qps` and `burst` (client-go's client-side rate limit, whose defaults
 // controller-runtime uses), and the clusters served in turn, so that one
