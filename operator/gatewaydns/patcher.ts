@@ -54,15 +54,8 @@ export class GatewayDnsPatcher {
     this.fence(gw, 'status');
     await withTimeout(
       this.custom.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace: gw.metadata.namespace ?? '',
-          plural: GATEWAYDNS_PLURAL,
-          name: gw.metadata.name,
-          // Merge patch replaces lists whole: conditions and clusters are always complete here.
-          body: { status },
-        },
+        // Merge patch replaces lists whole: conditions and clusters are always complete here.
+        { ...objectOf(gw), body: { status } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
       this.opts.requestTimeoutMs,
@@ -75,15 +68,8 @@ export class GatewayDnsPatcher {
     this.fence(gw, 'finalizers');
     await withTimeout(
       this.custom.patchNamespacedCustomObject(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace: gw.metadata.namespace ?? '',
-          plural: GATEWAYDNS_PLURAL,
-          name: gw.metadata.name,
-          // The resourceVersion makes this fail (and retry) if someone else changed finalizers meanwhile.
-          body: { metadata: { finalizers, resourceVersion: gw.metadata.resourceVersion } },
-        },
+        // The resourceVersion makes this fail (and retry) if someone else changed finalizers meanwhile.
+        { ...objectOf(gw), body: { metadata: { finalizers, resourceVersion: gw.metadata.resourceVersion } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
       this.opts.requestTimeoutMs,
@@ -99,6 +85,17 @@ export class GatewayDnsPatcher {
         `${what} of gatewaydns ${namespace}/${gw.metadata.name} not written: namespace ${namespace} is not this replica's share now`,
       );
   }
+}
+
+/** The GatewayDNS as the custom-objects API names it. */
+function objectOf(gw: GatewayDNS) {
+  return {
+    group: GROUP,
+    version: VERSION,
+    namespace: gw.metadata.namespace ?? '',
+    plural: GATEWAYDNS_PLURAL,
+    name: gw.metadata.name,
+  };
 }
 
 function keyOf(gw: GatewayDNS): string {
