@@ -3,6 +3,7 @@
 // crds/connectivity.tanzu.vmware.com_dnsrecordsets.yaml; the record types and
 // the default TTL are read from it (api/generated/, see scripts/crd-schemas.ts).
 import { DNSRECORDSET_CRD_SPEC_SCHEMA } from './generated/dnsrecordset-spec-schema.js';
+import type { RecordPolicy } from './traffic-policy.js';
 
 const RECORD_FIELDS = DNSRECORDSET_CRD_SPEC_SCHEMA.properties.records.items.properties;
 
@@ -30,6 +31,8 @@ export interface DNSRecord {
   ttl?: number;
   /** A/AAAA: addresses; CNAME: one target; SRV: "priority weight port target"; TXT: text. */
   values: string[];
+  /** Traffic policy: these values are one candidate of the name's answer (api/traffic-policy.ts). */
+  policy?: RecordPolicy;
 }
 
 export interface DNSRecordSetSpec {

@@ -5,6 +5,7 @@
 // checked by npm run lint), and the enums and defaults below are read from it.
 import { API_VERSION, type ObjectMeta } from './dnsrecordset.js';
 import { GATEWAYDNS_CRD_SPEC_SCHEMA } from './generated/gatewaydns-spec-schema.js';
+import type { ClusterWeight, FailoverTier, HealthCheckSpec, WhenNoneHealthy } from './traffic-policy.js';
 
 const FIELDS = GATEWAYDNS_CRD_SPEC_SCHEMA.properties;
 
@@ -26,7 +27,9 @@ export type NodeAddressType = (typeof NODE_ADDRESS_TYPES)[number];
 /**
  * How the cluster-independent name answers in each workload cluster. all: every
  * selected cluster's addresses. localFirst: a selected cluster with ready
- * addresses gets its own; the others, and one with none ready, get the union.
+ * addresses gets its own; the others, and one with none ready, get the union
+ * (or the first failover tier that has any). failover: the first tier of
+ * spec.failover with a ready and healthy cluster (api/traffic-policy.ts).
  */
 export const ANSWER_POLICIES = FIELDS.answer.enum;
 export type AnswerPolicy = (typeof ANSWER_POLICIES)[number];
@@ -64,6 +67,13 @@ export interface GatewayDNSSpec {
   ttl?: number;
   /** Also keep the Service as a local Service with EndpointSlices in every workload cluster of the namespace. */
   mirror?: MirrorSpec;
+  /** Ordered failover tiers (answer failover or localFirst). */
+  failover?: FailoverTier[];
+  /** The share of answers of each cluster among those of the tier that answers. */
+  weights?: ClusterWeight[];
+  /** Probes of the published addresses, from every workload cluster's dns-server. */
+  healthCheck?: HealthCheckSpec;
+  whenNoneHealthy?: WhenNoneHealthy;
 }
 
 /**

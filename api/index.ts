@@ -4,3 +4,4 @@ export * from './naming.js';
 export * from './limits.js';
 export * from './mirror.js';
 export * from './mcs.js';
+export * from './traffic-policy.js';

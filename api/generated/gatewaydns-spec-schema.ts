@@ -5,8 +5,20 @@
  * The CRD's spec schema without description, format and x-kubernetes-* keys (see the script).
  *
  * Not here: the CRD's CEL rules (x-kubernetes-validations), which ajv cannot run:
+ * - spec: answer failover needs at least one tier in spec.failover
+ *   self.answer != 'failover' || (has(self.failover) && size(self.failover) > 0)
+ * - spec: spec.failover applies to answer failover or localFirst, not all
+ *   !has(self.failover) || size(self.failover) == 0 || self.answer != 'all'
  * - spec.clusterSelector.matchExpressions[]: In and NotIn need at least one value; Exists and DoesNotExist take none
  *   (self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)
+ * - spec.failover[].clusterSelector.matchExpressions[]: In and NotIn need at least one value; Exists and DoesNotExist take none
+ *   (self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)
+ * - spec.weights[].clusterSelector.matchExpressions[]: In and NotIn need at least one value; Exists and DoesNotExist take none
+ *   (self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)
+ * - spec.healthCheck: path and host are for protocol HTTP and HTTPS
+ *   self.protocol != 'TCP' || (!has(self.path) && !has(self.host))
+ * - spec.healthCheck: timeoutSeconds must not exceed periodSeconds
+ *   self.timeoutSeconds <= self.periodSeconds
  */
 export const GATEWAYDNS_CRD_SPEC_SCHEMA = {
   type: 'object',
@@ -47,7 +59,97 @@ export const GATEWAYDNS_CRD_SPEC_SCHEMA = {
       enum: ['loadBalancer', 'nodePort', 'clusterIP', 'headless'],
       default: 'loadBalancer',
     },
-    answer: { type: 'string', enum: ['all', 'localFirst'], default: 'all' },
+    answer: { type: 'string', enum: ['all', 'localFirst', 'failover'], default: 'all' },
+    failover: {
+      type: 'array',
+      maxItems: 16,
+      items: {
+        type: 'object',
+        required: ['clusterSelector'],
+        properties: {
+          clusterSelector: {
+            type: 'object',
+            properties: {
+              matchLabels: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'string',
+                  maxLength: 63,
+                  pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
+                },
+              },
+              matchExpressions: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['key', 'operator'],
+                  properties: {
+                    key: { type: 'string', minLength: 1, maxLength: 317 },
+                    operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+                    values: { type: 'array', items: { type: 'string', maxLength: 63 } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    weights: {
+      type: 'array',
+      maxItems: 64,
+      items: {
+        type: 'object',
+        required: ['clusterSelector', 'weight'],
+        properties: {
+          clusterSelector: {
+            type: 'object',
+            properties: {
+              matchLabels: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'string',
+                  maxLength: 63,
+                  pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$',
+                },
+              },
+              matchExpressions: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['key', 'operator'],
+                  properties: {
+                    key: { type: 'string', minLength: 1, maxLength: 317 },
+                    operator: { type: 'string', enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] },
+                    values: { type: 'array', items: { type: 'string', maxLength: 63 } },
+                  },
+                },
+              },
+            },
+          },
+          weight: { type: 'integer', minimum: 0, maximum: 1000 },
+        },
+      },
+    },
+    healthCheck: {
+      type: 'object',
+      properties: {
+        protocol: { type: 'string', enum: ['TCP', 'HTTP', 'HTTPS'], default: 'TCP' },
+        port: { type: 'integer', minimum: 1, maximum: 65535 },
+        path: { type: 'string', minLength: 1, maxLength: 1024, pattern: '^/[!-~]*$' },
+        host: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 253,
+          pattern: '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$',
+        },
+        periodSeconds: { type: 'integer', minimum: 1, maximum: 300, default: 2 },
+        timeoutSeconds: { type: 'integer', minimum: 1, maximum: 60, default: 1 },
+        failureThreshold: { type: 'integer', minimum: 1, maximum: 10, default: 2 },
+        successThreshold: { type: 'integer', minimum: 1, maximum: 10, default: 2 },
+      },
+    },
+    whenNoneHealthy: { type: 'string', enum: ['answerAll', 'answerNone'], default: 'answerAll' },
     hostnames: {
       type: 'array',
       maxItems: 32,

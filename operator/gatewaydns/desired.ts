@@ -17,6 +17,7 @@ import {
 import type { ClusterFacts, GatewayPort } from '../model/facts.js';
 import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
+import { candidatePolicy } from './traffic-policy.js';
 
 export interface DesiredInput {
   namespace: string;
@@ -32,6 +33,8 @@ export interface DesiredInput {
   receivingCluster?: string;
   /** Custom host names to serve (already checked: see hostnames.ts); they answer like the cluster-independent name. */
   hostnames?: string[];
+  /** Each selected Cluster's labels: its failover tier and weight (traffic-policy.ts). */
+  clusterLabels?: ReadonlyMap<string, Record<string, string> | undefined>;
 }
 
 /** The record sets of one GatewayDNS, one per source cluster that contributes records. */
@@ -119,6 +122,7 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
     return { facts, domain, headlessSrv, records: kept(records).sort(byRecord) };
   });
 
+  const policied = spec.trafficPolicy !== undefined;
   const viewOf = (receivingCluster?: string) =>
     spec.answer === 'localFirst'
       ? (withAddresses.find((f) => f.cluster === receivingCluster)?.cluster ?? '')
@@ -126,8 +130,11 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
   const views = new Map<string, Map<string, DNSRecord[]>>();
   const view = (local: string): Map<string, DNSRecord[]> => {
     // localFirst: a selected cluster with ready addresses answers the cluster-independent name with
-    // its own; every other cluster (and this one, once it has none) gets the union.
-    const answering = new Set(local ? withAddresses.filter((f) => f.cluster === local) : withAddresses);
+    // its own; every other cluster (and this one, once it has none) gets the union. With a traffic
+    // policy every cluster is a candidate, and the dns-server chooses (the own one's tier first).
+    const answering = new Set(
+      local && !policied ? withAddresses.filter((f) => f.cluster === local) : withAddresses,
+    );
     // A CNAME has one target and no other data beside it (RFC 1034 section 3.6.2): the shared
     // names alias the smallest host name, and only when no answering cluster has an address.
     const anyIp = [...answering].some((f) => hasIp(f.addresses));
@@ -144,8 +151,17 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
           : cnameTarget !== undefined && facts.addresses.includes(cnameTarget)
             ? [cnameTarget]
             : [];
+        const policy = candidatePolicy(spec, {
+          namespace,
+          cluster: facts.cluster,
+          labels: input.clusterLabels?.get(facts.cluster),
+          probePort: facts.probePort,
+          local: facts.cluster === local,
+        });
         for (const name of [wildcard(shared), ...(input.hostnames ?? [])])
-          sharedRecords.push(...addressRecords(name, addresses, ttl));
+          for (const record of addressRecords(name, addresses, ttl))
+            // A CNAME has one target: it cannot be one candidate among others.
+            sharedRecords.push(policy && record.type !== 'CNAME' ? { ...record, policy } : record);
         if (nodePort && hasIp(facts.addresses))
           for (const port of facts.ports)
             sharedRecords.push(srv(srvName(port.name, port.protocol, shared), [srvValue(port, domain)], ttl));

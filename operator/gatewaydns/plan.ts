@@ -20,6 +20,8 @@ export interface PlanInput {
   hostnames: HostnameResult;
   /** Every receiving cluster that is written to (frozen ones are left as they are). */
   receivingClusters: string[];
+  /** Each selected Cluster's labels, for the traffic policy's tiers and weights. */
+  clusterLabels?: ReadonlyMap<string, Record<string, string> | undefined>;
 }
 
 export interface RecordSetPlan {
@@ -44,6 +46,7 @@ export function planRecordSets(input: PlanInput): RecordSetPlan {
     facts: input.facts,
     excludedDomains: input.conflict.lostDomains,
     hostnames: input.hostnames.served,
+    clusterLabels: input.clusterLabels,
   });
   // Receiving clusters that see the same view share one computation (with answer all: every one).
   const byView = new Map<string, { sets: DesiredRecordSet[]; omitted: Omission[] }>();

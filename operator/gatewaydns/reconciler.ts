@@ -276,6 +276,9 @@ export class GatewayDnsReconciler {
       conflict: names.conflict,
       hostnames: names.hostnames,
       receivingClusters: targets.filter((c) => !observed.frozen.has(c)),
+      clusterLabels: new Map(
+        this.opts.listClusters(gw.metadata.namespace ?? '').map((c) => [c.metadata.name, c.metadata.labels]),
+      ),
     });
     const [applied, mirrored] = await Promise.allSettled([
       this.applyRecordSets(gw, targets, observed, plan),

@@ -67,6 +67,7 @@ describe('observeService', () => {
         { name: '80', protocol: 'TCP', nodePort: 30080 },
         { name: 'https', protocol: 'TCP', nodePort: 30443 },
       ],
+      probePort: 30443,
     });
     expect(observeService(svc, nodes, { ...np, nodeAddressTypes: ['InternalIP'] }).addresses).toEqual([
       '192.168.0.1',

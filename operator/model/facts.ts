@@ -52,6 +52,11 @@ export interface ServiceObservation {
   ports: GatewayPort[];
   /** Why the cluster is not Ready and what to do, when its state alone does not say. */
   message?: string;
+  /**
+   * The port a health check probes unless spec.healthCheck.port says: the Service's first port
+   * (nodePort: its first node port; headless: the first port's numeric targetPort, as pods listen on it).
+   */
+  probePort?: number;
   /** headless only: the ready endpoints, for per-pod names and SRV records. */
   endpoints?: ReadyEndpoint[];
   /** headless only: host names of pods that are not ready, whose names must not fall to the wildcard. */
@@ -100,6 +105,25 @@ export interface ObserveOptions {
 
 /** Addresses and ports of a Service as the GatewayDNS's resolution type sees them. */
 export function observeService(
+  service: V1Service | undefined,
+  nodes: V1Node[],
+  opts: ObserveOptions,
+): ServiceObservation {
+  const seen = observeServiceAddresses(service, nodes, opts);
+  const probePort = probePortOf(service, opts.resolutionType);
+  return probePort === undefined ? seen : { ...seen, probePort };
+}
+
+function probePortOf(service: V1Service | undefined, resolutionType: ResolutionType): number | undefined {
+  const first = service?.spec?.ports?.[0];
+  if (!first) return undefined;
+  if (resolutionType === 'nodePort') return first.nodePort || undefined;
+  if (resolutionType === 'headless')
+    return typeof first.targetPort === 'number' ? first.targetPort : first.port;
+  return first.port;
+}
+
+function observeServiceAddresses(
   service: V1Service | undefined,
   nodes: V1Node[],
   opts: ObserveOptions,

@@ -7,9 +7,15 @@ import {
   DEFAULT_GATEWAY_LABEL,
   DEFAULT_NODE_ADDRESS_TYPES,
   DEFAULT_RESOLUTION_TYPE,
+  DEFAULT_HEALTH_CHECK,
   DEFAULT_TTL,
+  DEFAULT_WHEN_NONE_HEALTHY,
   GATEWAYDNS_SPEC_SCHEMA,
   type AnswerPolicy,
+  type ClusterWeight,
+  type FailoverTier,
+  type HealthCheckSpec,
+  type WhenNoneHealthy,
   type GatewayDNSSpec,
   type LabelSelector,
   type NodeAddressType,
@@ -29,6 +35,19 @@ export interface EffectiveSpec {
   ttl: number;
   /** spec.mirror with its defaults (the source Service's namespace and name); absent when not asked for. */
   mirror?: { namespace: string; name: string };
+  /** The traffic policy; absent when none is asked for (no tiers, weights or health check). */
+  trafficPolicy?: TrafficPolicySpec;
+}
+
+/** spec.failover, spec.weights, spec.healthCheck and spec.whenNoneHealthy with their defaults. */
+export interface TrafficPolicySpec {
+  tiers: FailoverTier[];
+  /** Undefined: no weights, the answering tier's clusters answer together. */
+  weights?: ClusterWeight[];
+  /** Its port undefined: the Service's first port (facts.probePort). */
+  healthCheck?: Omit<Required<HealthCheckSpec>, 'port' | 'path' | 'host'> &
+    Pick<HealthCheckSpec, 'port' | 'path' | 'host'>;
+  whenNoneHealthy: WhenNoneHealthy;
 }
 
 export type Validation = { valid: true; spec: EffectiveSpec } | { valid: false; message: string };
@@ -44,7 +63,15 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
       .join('; ');
     return { valid: false, message };
   }
-  const selectorProblem = checkSelector(spec.clusterSelector);
+  const selectorProblem =
+    checkSelector(spec.clusterSelector, 'spec.clusterSelector') ??
+    (spec.failover ?? [])
+      .map((t, i) => checkSelector(t.clusterSelector, `spec.failover[${i}].clusterSelector`))
+      .find(Boolean) ??
+    (spec.weights ?? [])
+      .map((w, i) => checkSelector(w.clusterSelector, `spec.weights[${i}].clusterSelector`))
+      .find(Boolean) ??
+    checkTrafficPolicy(spec);
   if (selectorProblem) return { valid: false, message: selectorProblem };
   const [serviceNamespace = '', serviceName = ''] = spec.service.split('/');
   return {
@@ -67,8 +94,56 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
             },
           }
         : {}),
+      ...trafficPolicyOf(spec),
     },
   };
+}
+
+function trafficPolicyOf(spec: GatewayDNSSpec): { trafficPolicy?: TrafficPolicySpec } {
+  const tiers = spec.failover ?? [];
+  if (!tiers.length && !spec.weights?.length && !spec.healthCheck) return {};
+  const check = spec.healthCheck;
+  return {
+    trafficPolicy: {
+      tiers,
+      ...(spec.weights?.length ? { weights: spec.weights } : {}),
+      ...(check
+        ? {
+            healthCheck: {
+              protocol: check.protocol ?? DEFAULT_HEALTH_CHECK.protocol,
+              periodSeconds: check.periodSeconds ?? DEFAULT_HEALTH_CHECK.periodSeconds,
+              timeoutSeconds: check.timeoutSeconds ?? DEFAULT_HEALTH_CHECK.timeoutSeconds,
+              failureThreshold: check.failureThreshold ?? DEFAULT_HEALTH_CHECK.failureThreshold,
+              successThreshold: check.successThreshold ?? DEFAULT_HEALTH_CHECK.successThreshold,
+              ...(check.port !== undefined ? { port: check.port } : {}),
+              ...(check.protocol !== 'TCP' && check.protocol !== undefined
+                ? { path: check.path ?? '/', ...(check.host ? { host: check.host } : {}) }
+                : {}),
+            },
+          }
+        : {}),
+      whenNoneHealthy: spec.whenNoneHealthy ?? DEFAULT_WHEN_NONE_HEALTHY,
+    },
+  };
+}
+
+/** The CRD's CEL rules on the traffic policy, which an old CRD may not have enforced. */
+function checkTrafficPolicy(spec: GatewayDNSSpec): string | undefined {
+  const answer = spec.answer ?? DEFAULT_ANSWER_POLICY;
+  const tiers = spec.failover?.length ?? 0;
+  if (answer === 'failover' && !tiers) return 'spec.answer failover needs at least one tier in spec.failover';
+  if (answer === 'all' && tiers) return 'spec.failover applies to answer failover or localFirst, not all';
+  const check = spec.healthCheck;
+  if (check) {
+    const protocol = check.protocol ?? DEFAULT_HEALTH_CHECK.protocol;
+    if (protocol === 'TCP' && (check.path !== undefined || check.host !== undefined))
+      return 'spec.healthCheck: path and host are for protocol HTTP and HTTPS';
+    const period = check.periodSeconds ?? DEFAULT_HEALTH_CHECK.periodSeconds;
+    const timeout = check.timeoutSeconds ?? DEFAULT_HEALTH_CHECK.timeoutSeconds;
+    if (timeout > period)
+      return `spec.healthCheck: timeoutSeconds (${timeout}) must not exceed periodSeconds (${period})`;
+  }
+  return undefined;
 }
 
 /** Messages that say what a name must look like, where ajv would only print the pattern. */
@@ -87,12 +162,12 @@ function friendlier(e: {
 }
 
 /** The CRD's CEL rule, which an old CRD may not have enforced. */
-function checkSelector(selector: LabelSelector): string | undefined {
+function checkSelector(selector: LabelSelector, at: string): string | undefined {
   for (const [i, req] of (selector.matchExpressions ?? []).entries()) {
     const needsValues = req.operator === 'In' || req.operator === 'NotIn';
     const hasValues = (req.values?.length ?? 0) > 0;
     if (needsValues !== hasValues)
-      return `spec.clusterSelector.matchExpressions[${i}]: ${req.operator} ${needsValues ? 'needs at least one value' : 'takes no values'}`;
+      return `${at}.matchExpressions[${i}]: ${req.operator} ${needsValues ? 'needs at least one value' : 'takes no values'}`;
   }
   return undefined;
 }
