@@ -5,7 +5,7 @@
 // checked by npm run lint), and the enums and defaults below are read from it.
 import { API_VERSION, type ObjectMeta } from './dnsrecordset.js';
 import { GATEWAYDNS_CRD_SPEC_SCHEMA } from './generated/gatewaydns-spec-schema.js';
-import type { ClusterWeight, FailoverTier, HealthCheckSpec, WhenNoneHealthy } from './traffic-policy.js';
+import type { HealthCheckSpec, WhenNoneHealthy } from './traffic-policy.js';
 
 const FIELDS = GATEWAYDNS_CRD_SPEC_SCHEMA.properties;
 
@@ -52,6 +52,17 @@ export interface LabelSelectorRequirement {
 export interface LabelSelector {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirement[];
+}
+
+/** spec.failover: one tier, the Clusters its selector matches among the selected ones. */
+export interface FailoverTier {
+  clusterSelector: LabelSelector;
+}
+
+/** spec.weights: the share of answers of the Clusters its selector matches. */
+export interface ClusterWeight {
+  clusterSelector: LabelSelector;
+  weight: number;
 }
 
 export interface GatewayDNSSpec {

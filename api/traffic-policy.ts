@@ -4,7 +4,6 @@
 // cluster's addresses). Every dns-server decides from them and its own probes
 // which candidates answer (ADR 0209).
 import { GATEWAYDNS_CRD_SPEC_SCHEMA } from './generated/gatewaydns-spec-schema.js';
-import type { LabelSelector } from './gatewaydns.js';
 
 const CHECK_FIELDS = GATEWAYDNS_CRD_SPEC_SCHEMA.properties.healthCheck.properties;
 
@@ -47,15 +46,6 @@ export interface HealthCheck {
   timeoutSeconds: number;
   failureThreshold: number;
   successThreshold: number;
-}
-
-export interface FailoverTier {
-  clusterSelector: LabelSelector;
-}
-
-export interface ClusterWeight {
-  clusterSelector: LabelSelector;
-  weight: number;
 }
 
 /** On a record of a cluster-independent name: which candidate its values are. */

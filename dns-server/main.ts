@@ -14,6 +14,13 @@ import { FileSource } from './sources/file.js';
 import { RecordStore } from './store/record-store.js';
 import { Responder } from './wire/responder.js';
 import type { ServedData } from './wire/served.js';
+import { Prober } from './health/prober.js';
+
+/**
+ * Health-check probes in flight at once: 100 GatewayDNS with checks of two addresses each, every
+ * 2 s, keep about 100 probes a second; each takes a socket for at most its timeout.
+ */
+const PROBES_IN_FLIGHT = 64;
 
 async function main(argv: string[]): Promise<void> {
   let config: Config | undefined;
@@ -44,15 +51,26 @@ async function main(argv: string[]): Promise<void> {
     { idleMs: config.buildWorkerIdleMs, heapLimitMiB: config.buildHeapLimitMiB },
     log,
   );
+  // The traffic policies' health checks, made from this cluster; their view chooses the answers.
+  const prober = new Prober({
+    maxInFlight: PROBES_IN_FLIGHT,
+    onChange: (unhealthy) => store.setUnhealthy(unhealthy),
+    log,
+  });
+  metrics.probes = () => prober.stats;
   const store = new RecordStore(config.zones, load, metrics, log, {
     debounceMs: config.debounceMs,
     builder: fallingBack(builds, log),
+    onPolicies: (targets, tiers) => {
+      prober.setTargets(targets);
+      metrics.answeringTiers = tiers;
+    },
   });
   const onRecords = (source: string, sets: Parameters<typeof store.replace>[1]) =>
     store.replace(source, sets);
   const onError = () => void metrics.reloadErrors++;
 
-  const stops: (() => void | Promise<void>)[] = [() => builds.close()];
+  const stops: (() => void | Promise<void>)[] = [() => builds.close(), () => prober.stop()];
   const starts: (() => void | Promise<void>)[] = [];
   if (config.recordsFile) {
     const file = new FileSource({

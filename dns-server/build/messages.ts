@@ -4,6 +4,7 @@
 // primary and its answering processes have theirs in ../serve/messages.ts.
 import type { ServedData } from '../wire/served.js';
 import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
+import type { ProbeTarget } from '../zone/policy.js';
 
 /** What one source delivered last: record sets (Kubernetes), or the text of a records file. */
 export interface SourceInput {
@@ -21,6 +22,8 @@ export interface BuildRequest {
   serial: number;
   /** The fingerprint of the data served now: if the build's is the same, nothing is encoded. */
   previousFingerprint: string;
+  /** The probe targets this dns-server's probes find unhealthy now (traffic policy). */
+  unhealthy: string[];
 }
 
 export interface LogEntry {
@@ -39,6 +42,10 @@ export interface BuildReply {
   recordSets: number;
   /** Records files that did not parse: the build was abandoned. */
   broken: { source: string; error: string }[];
+  /** What the records' traffic policies ask to probe. */
+  probeTargets: ProbeTarget[];
+  /** Per policy name and type, the tier that answers (null: none healthy). */
+  answeringTiers: [string, number | null][];
   /** What the build had to say, logged by the caller. */
   logs: LogEntry[];
   /** The build thread's heap after the build (set by worker.ts). */

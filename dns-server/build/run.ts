@@ -30,11 +30,21 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
     }
   }
   if (broken.length > 0)
-    return { served: undefined, fingerprint: '', problems: [], records: 0, recordSets: 0, broken, logs };
+    return {
+      served: undefined,
+      fingerprint: '',
+      problems: [],
+      records: 0,
+      recordSets: 0,
+      broken,
+      probeTargets: [],
+      answeringTiers: [],
+      logs,
+    };
   // The request is this thread's own copy: each set is let go once parsed, so that the input and
   // the zones made from it are not all held at the peak (with 100,000 records, tens of megabytes).
   req.inputs = [];
-  const built = compileZones(consume(input), req.zones, req.serial, cache);
+  const built = compileZones(consume(input), req.zones, req.serial, cache, new Set(req.unhealthy));
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
   const served = built.fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones);
   return {
@@ -44,6 +54,8 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
     records: built.records,
     recordSets: input.length,
     broken,
+    probeTargets: built.probeTargets,
+    answeringTiers: [...built.answeringTiers].map(([name, tier]) => [name, tier ?? null]),
     logs,
   };
 }

@@ -5,6 +5,7 @@
 import { Counter, Gauge, processRegistry, Registry } from '../../process/metrics.js';
 import { typeName } from '../zone/rr.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
+import type { ProberStats } from '../health/prober.js';
 
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
 
@@ -35,6 +36,10 @@ export class Metrics {
     connections: 0,
     bufferedBytes: 0,
   });
+  /** The health checks of the traffic policies (health/prober.ts), read when scraped. */
+  probes: () => ProberStats | undefined = () => undefined;
+  /** Per policy name and type ("name/A"), the tier answering (null: none healthy), as of the last build. */
+  answeringTiers: [string, number | null][] = [];
   /** Unix milliseconds of the last successful sync or load of each source. */
   readonly lastSync = new Map<string, number>();
 
@@ -77,6 +82,64 @@ export class Metrics {
     this.byRcode[rcode < 0 ? 17 : Math.min(rcode, 16)]!++;
   }
 
+  private registerProbes(): void {
+    const registers = [this.registry];
+    const stats = () => this.probes();
+    const tiers = () => this.answeringTiers;
+    new Gauge({
+      name: 'capi_dns_server_probe_targets',
+      help: "Addresses probed by the traffic policies' health checks, by state.",
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const s = stats();
+        this.reset();
+        if (!s) return;
+        this.set({ state: 'healthy' }, s.targets - s.unhealthy);
+        this.set({ state: 'unhealthy' }, s.unhealthy);
+      },
+    });
+    new Counter({
+      name: 'capi_dns_server_probes_total',
+      help: 'Health-check probes made from this cluster, by result.',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const s = stats();
+        this.reset();
+        if (!s) return;
+        this.inc({ result: 'success' }, s.probes.success);
+        this.inc({ result: 'failure' }, s.probes.failure);
+      },
+    });
+    new Counter({
+      name: 'capi_dns_server_probe_transitions_total',
+      help: 'Probe targets that became healthy or unhealthy (after their thresholds).',
+      labelNames: ['to'],
+      registers,
+      collect() {
+        const s = stats();
+        this.reset();
+        if (!s) return;
+        this.inc({ to: 'healthy' }, s.transitions.healthy);
+        this.inc({ to: 'unhealthy' }, s.transitions.unhealthy);
+      },
+    });
+    new Gauge({
+      name: 'capi_dns_server_policy_answering_tier',
+      help: 'The failover tier answering each name with a traffic policy, 0 first; -1: none healthy.',
+      labelNames: ['name', 'type'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [key, tier] of tiers()) {
+          const slash = key.lastIndexOf('/');
+          this.set({ name: key.slice(0, slash), type: key.slice(slash + 1) }, tier ?? -1);
+        }
+      },
+    });
+  }
+
   /** The exposition text, as /metrics serves it. */
   render(): Promise<string> {
     return this.registry.metrics();
@@ -104,6 +167,7 @@ export class Metrics {
 
   private register(): void {
     const registers = [this.registry];
+    this.registerProbes();
     // prom-client calls collect() with the metric as `this`; these reach the counts.
     const totals = () => this.totals();
     const lastSync = this.lastSync;

@@ -9,12 +9,15 @@ import type { Logger } from '../../process/log.js';
 import type { Metrics } from '../serve/metrics.js';
 import type { ServedData } from '../wire/served.js';
 import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
+import type { ProbeTarget } from '../zone/policy.js';
 
 export interface StoreOptions {
   /** Wait this long after a change for more changes before rebuilding. */
   debounceMs: number;
   builder: Builder;
   now?: () => number;
+  /** After each build: what the records' traffic policies ask to probe, and the tier answering each policy name. */
+  onPolicies?: (targets: ProbeTarget[], answeringTiers: [string, number | null][]) => void;
 }
 
 export class RecordStore {
@@ -32,6 +35,8 @@ export class RecordStore {
   private previousProblems = new Set<string>();
   /** A rebuild has included a delivery of every expected source. */
   private built = false;
+  /** The probe targets found unhealthy, as the prober last said. */
+  private unhealthy: string[] = [];
 
   constructor(
     private readonly zones: ZoneConfig[],
@@ -59,6 +64,15 @@ export class RecordStore {
   /** The complete text of a records file; it is parsed by the build, and kept only as text. */
   replaceYaml(source: string, yaml: string): void {
     this.deliver({ source, yaml, fresh: true });
+  }
+
+  /**
+   * The prober's view changed: the answers of the policy names are chosen again, at once (a
+   * transition is rare and already waited its thresholds out).
+   */
+  setUnhealthy(unhealthy: ReadonlySet<string>): void {
+    this.unhealthy = [...unhealthy].sort();
+    this.schedule(0);
   }
 
   /** Builds now (start-up, tests); resolves when the build that covers the current deliveries is done. */
@@ -105,6 +119,7 @@ export class RecordStore {
         zones: this.zones,
         serial: candidate,
         previousFingerprint: this.fingerprint,
+        unhealthy: this.unhealthy,
       });
     } catch (err) {
       this.metrics.reloadErrors++;
@@ -131,6 +146,7 @@ export class RecordStore {
       this.good.set(input.source, input);
     }
     this.reportProblems(reply.problems);
+    this.opts.onPolicies?.(reply.probeTargets, reply.answeringTiers);
     this.metrics.recordProblems = reply.problems.length;
     if (!reply.served || reply.fingerprint === this.fingerprint) {
       this.built ||= complete;

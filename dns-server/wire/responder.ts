@@ -8,7 +8,7 @@ import { T } from '../zone/rr.js';
 import { closestMatch } from '../zone/wildcard.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
-import { encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
+import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
 
 export interface ResponderOptions {
   /** Largest UDP response whatever the client offers (RFC 6891 section 6.2.5; 1232 by DNS Flag Day 2020). */
@@ -43,6 +43,7 @@ interface ServedZone {
 export class Responder {
   private zones: ServedZone[] = [];
   private arena: Buffer = Buffer.alloc(0);
+  private draws: Uint32Array = new Uint32Array(0);
   /** Reused for every answer: the hot path allocates nothing but the response. */
   private readonly outcome: Outcome = { response: undefined, qtype: undefined, rcode: 0 };
 
@@ -71,6 +72,7 @@ export class Responder {
       return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain };
     });
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
+    this.draws = data.draws;
     this.zones = zones;
   }
 
@@ -101,7 +103,12 @@ export class Responder {
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = closestMatch(served.nodes, served.wildcards, qname);
-    const at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    let at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    if (at >= DRAW) {
+      // A weighted answer: one entry of its draw group, at random (the group was made at build time).
+      const group = at - DRAW;
+      at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
+    }
     return this.finish(msg, q, at, this.arena[at]!, true, limit);
   }
 

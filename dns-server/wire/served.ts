@@ -6,6 +6,7 @@
 // build: 100,000 records cost a few megabytes of arena, not a heap of Buffers.
 import { MAX_ANSWER_OCTETS } from '../../api/index.js';
 import { T } from '../zone/rr.js';
+import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
 
@@ -25,6 +26,13 @@ SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
  */
 export const TEMPLATE_HEADER = 10;
 
+/**
+ * A slot at or above this is no arena offset but DRAW + the index of a draw group in
+ * ServedData.draws: the group's length, then that many arena offsets, one of which a query takes
+ * at random (a traffic policy's weighted variants, ADR 0209).
+ */
+export const DRAW = 0x80000000;
+
 export interface ServedZoneData {
   name: string;
   /** The zone's existing names (apex and empty non-terminals included), joined by "\n". */
@@ -38,11 +46,17 @@ export interface ServedZoneData {
 export interface ServedData {
   arena: Uint8Array;
   zones: ServedZoneData[];
+  /** Draw groups (see DRAW); empty without weighted answers. */
+  draws: Uint32Array;
 }
 
 /** The ArrayBuffers to transfer (not copy) with a postMessage of `data`. */
 export function transferList(data: ServedData): ArrayBuffer[] {
-  return [data.arena.buffer as ArrayBuffer, ...data.zones.map((z) => z.slots.buffer as ArrayBuffer)];
+  return [
+    data.arena.buffer as ArrayBuffer,
+    data.draws.buffer as ArrayBuffer,
+    ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
+  ];
 }
 
 class Arena {
@@ -92,6 +106,7 @@ const EMPTY = new Uint16Array(0);
 /** Encodes every answer of the zones (longest zone first, so a query lands in the most specific one). */
 export function encodeServed(zones: Zone[]): ServedData {
   const arena = new Arena();
+  const draws: number[] = [];
   const served = zones.map((zone): ServedZoneData => {
     const negative = zone.negativeSoa();
     const nodata = arena.add(
@@ -105,13 +120,13 @@ export function encodeServed(zones: Zone[]): ServedData {
     let i = 0;
     for (const [name, node] of zone.nodes) {
       names.push(name);
-      encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT);
+      encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
       i++;
     }
     return { name: zone.name, names: names.join('\n'), slots, nxdomain };
   });
   served.sort((a, b) => b.name.length - a.name.length);
-  return { arena: arena.done(), zones: served };
+  return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };
 }
 
 /**
@@ -138,6 +153,7 @@ function encodeNode(
   arena: Arena,
   slots: Uint32Array,
   at: number,
+  draws: number[],
 ): void {
   if (node.rrsets.size === 0) {
     slots.fill(nodata, at, at + SLOT_COUNT);
@@ -148,9 +164,42 @@ function encodeNode(
   // ANY at a name with one RRset is that RRset's answer: share the bytes (ANY is the last slot).
   const anyShares = node.rrsets.size === 1 && !chases;
   SLOT_TYPES.forEach((type, slot) => {
-    if (type === T.ANY && anyShares) slots[at + slot] = slots[at + SLOTS[node.rrsets.keys().next().value!]!]!;
+    const variants = type !== T.ANY && !chases ? node.rrsets.get(type)?.variants : undefined;
+    if (variants) slots[at + slot] = encodeDraw(zone, node, type, variants, mode, arena, draws);
+    else if (type === T.ANY && anyShares)
+      slots[at + slot] = slots[at + SLOTS[node.rrsets.keys().next().value!]!]!;
     else if (type === T.ANY || chases || node.rrsets.has(type))
       slots[at + slot] = arena.add(fitting(zone, node, type, mode));
     else slots[at + slot] = nodata;
   });
 }
+
+/**
+ * A weighted answer: one template per variant, and a draw group whose entries repeat each
+ * variant's offset in proportion to its weight, so that a query's draw is one random index.
+ * ANY at the name answers the union (`data`), as RFC 8482 lets it answer any subset.
+ */
+function encodeDraw(
+  zone: Zone,
+  node: ZoneNode,
+  type: number,
+  variants: { data: RRsetData; weight: number }[],
+  mode: 'no' | 'wildcard',
+  arena: Arena,
+  draws: number[],
+): number {
+  const rrset = node.rrsets.get(type)!;
+  const offsets = variants.map((v) => {
+    const one: ZoneNode = {
+      ...node,
+      rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]),
+    };
+    return arena.add(fitting(zone, one, type, mode));
+  });
+  const table = drawTable(variants.map((v) => v.weight));
+  const group = draws.length;
+  draws.push(table.length);
+  for (const i of table) draws.push(offsets[i]!);
+  return DRAW + group;
+}
+type RRsetData = NonNullable<ReturnType<ZoneNode['rrsets']['get']>>['data'];

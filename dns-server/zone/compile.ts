@@ -2,11 +2,26 @@
 // name the same owner and type are merged with their values deduplicated;
 // a record that cannot be served is reported and skipped, never fatal.
 import { createHash } from 'node:crypto';
-import { DEFAULT_TTL, MAX_ANSWER_OCTETS, nameWireOctets, type DNSRecordSet } from '../../api/index.js';
+import {
+  DEFAULT_TTL,
+  MAX_ANSWER_OCTETS,
+  nameWireOctets,
+  type DNSRecordSet,
+  type RecordPolicy,
+} from '../../api/index.js';
 import { isInZone, isWildcard as isWildcardName, NameError, parseName } from './name.js';
 import { namesBetween, presentData, T, type RData, type RRset } from './rr.js';
 import { consume } from './consume.js';
 import { parseValue, RecordError } from './values.js';
+import { parsePolicy } from './policy-record.js';
+import {
+  candidateOf,
+  choose,
+  probeTargetsOf,
+  type Candidate,
+  type ProbeTarget,
+  type Unhealthy,
+} from './policy.js';
 import { Zone, type ZoneNode } from './zone.js';
 
 /** What the flags say about a zone: its apex and the data of its synthesised SOA and NS (RFC 1035 section 3.3.13). */
@@ -45,6 +60,10 @@ export interface CompiledZones {
   records: number;
   /** Changes exactly when the served data changes; the store bumps the SOA serial on a change. */
   fingerprint: string;
+  /** What the traffic policies of the records ask this dns-server to probe. */
+  probeTargets: ProbeTarget[];
+  /** Per policy name and type ("name/A"), the tier that answers (undefined: none healthy). */
+  answeringTiers: Map<string, number | undefined>;
 }
 
 const TTL_MAX = 2 ** 31 - 1; // RFC 2181 section 8
@@ -58,6 +77,7 @@ export function compileZones(
   configs: ZoneConfig[],
   serial: number,
   cache: ParseCache = new ParseCache(),
+  unhealthy: Unhealthy = new Set(),
 ): CompiledZones {
   const problems: Problem[] = [];
   // Longest zone first, so a record lands in the most specific zone that holds it.
@@ -75,8 +95,11 @@ export function compileZones(
   const zones: Zone[] = [];
   let count = 0;
   const hash = createHash('sha256');
+  const probeTargets = new Map<string, ProbeTarget>();
+  const answeringTiers = new Map<string, number | undefined>();
   for (const config of configs) {
     const merged = sets.get(config.name)!;
+    choosePolicies(merged, unhealthy, probeTargets, answeringTiers);
     resolveCnameConflicts(merged, problems);
     dropOversized(merged, problems);
     hash.update(JSON.stringify(config));
@@ -84,7 +107,14 @@ export function compileZones(
     zones.push(zone);
     count += records;
   }
-  return { zones, problems, records: count, fingerprint: hash.digest('hex') };
+  return {
+    zones,
+    problems,
+    records: count,
+    fingerprint: hash.digest('hex'),
+    probeTargets: [...probeTargets.values()],
+    answeringTiers,
+  };
 }
 
 /** One record of a set, validated and parsed: what the merge needs. Never changed once made. */
@@ -96,6 +126,8 @@ interface ParsedRecord {
   /** Presentation form of each value (see MergedSet.keys), index for index with `data`. */
   keys: string[];
   data: RData[];
+  /** Traffic policy: these values are one candidate of the name's answer. */
+  policy?: RecordPolicy;
 }
 
 interface ParsedSet {
@@ -203,13 +235,17 @@ interface MergedSet {
   data: RData[];
   /** `keys` as a Set, made once a set has INDEX_FROM values. */
   index?: Set<string>;
+  /** Traffic policy: the candidates, chosen among into keys and data (or variants) before the zone is made. */
+  candidates?: Candidate[];
+  /** More than one: answers drawn by weight (set by choosePolicies). */
+  variants?: { keys: string[]; data: RData[]; weight: number }[];
 }
 
 const INDEX_FROM = 16;
 
 function parseRecord(record: unknown, zones: ZoneConfig[]): ParsedRecord {
   if (typeof record !== 'object' || record === null) throw new RecordError('record is not an object');
-  const { name: rawName, type, ttl: rawTtl, values } = record as Record<string, unknown>;
+  const { name: rawName, type, ttl: rawTtl, values, policy: rawPolicy } = record as Record<string, unknown>;
   if (typeof rawName !== 'string') throw new RecordError('name is not a string');
   if (typeof type !== 'string') throw new RecordError('type is not a string');
   const name = parseName(rawName, { wildcard: true });
@@ -225,6 +261,7 @@ function parseRecord(record: unknown, zones: ZoneConfig[]): ParsedRecord {
   const parsed = values.map((v) => parseValue(type, v as string));
   if (type === 'CNAME' && parsed.length !== 1) throw new RecordError('a CNAME record has exactly one value');
   const typeCode = parsed[0]!.type;
+  const policy = rawPolicy === undefined || rawPolicy === null ? undefined : parsePolicy(rawPolicy, type);
   return {
     zone: zone.name,
     name,
@@ -232,12 +269,14 @@ function parseRecord(record: unknown, zones: ZoneConfig[]): ParsedRecord {
     ttl,
     keys: parsed.map((p) => presentData(typeCode, p.data)),
     data: parsed.map((p) => p.data),
+    ...(policy ? { policy } : {}),
   };
 }
 
 function mergeRecord(record: ParsedRecord, zoneSets: Map<string, MergedSet>): void {
   const key = `${record.name}/${record.type}`;
   let merged = zoneSets.get(key);
+  if (record.policy || merged?.candidates) return mergeCandidate(record, key, merged, zoneSets);
   if (!merged) {
     // Most names have one record of one value. An array literal holds exactly that value, where
     // an array grown from empty by push reserves 17 slots (100,000 records: about 25 MB of heap).
@@ -266,6 +305,61 @@ function mergeRecord(record: ParsedRecord, zoneSets: Map<string, MergedSet>): vo
     }
     merged.keys.push(value);
     merged.data.push(record.data[i]!);
+  }
+}
+
+/**
+ * A record with a traffic policy is a candidate, kept apart from the others until choosePolicies.
+ * A record without one at the same name and type (another writer's) is a candidate of tier 0.
+ */
+function mergeCandidate(
+  record: ParsedRecord,
+  key: string,
+  merged: MergedSet | undefined,
+  zoneSets: Map<string, MergedSet>,
+): void {
+  const plain = (keys: string[], data: RData[]): Candidate => ({ cluster: '', tier: 0, keys, data });
+  if (!merged) {
+    merged = { name: record.name, type: record.type, ttl: record.ttl, keys: [], data: [], candidates: [] };
+    zoneSets.set(key, merged);
+  } else if (!merged.candidates) {
+    merged.candidates = [plain(merged.keys, merged.data)];
+    merged.keys = [];
+    merged.data = [];
+    delete merged.index;
+  }
+  merged.ttl = Math.min(merged.ttl, record.ttl);
+  merged.candidates!.push(
+    record.policy ? candidateOf(record.policy, record.keys, record.data) : plain(record.keys, record.data),
+  );
+}
+
+/** Each policy set's candidates → the values this dns-server answers with (policy.ts), and what to probe. */
+function choosePolicies(
+  merged: Map<string, MergedSet>,
+  unhealthy: Unhealthy,
+  probeTargets: Map<string, ProbeTarget>,
+  answeringTiers: Map<string, number | undefined>,
+): void {
+  for (const set of merged.values()) {
+    const candidates = set.candidates;
+    if (!candidates) continue;
+    probeTargetsOf(candidates, probeTargets);
+    const choice = choose(candidates, unhealthy);
+    answeringTiers.set(`${set.name}/${typeName(set.type)}`, choice.tier);
+    delete set.candidates;
+    // answerNone with none healthy: the name keeps existing with no such record (NODATA, RFC 2308
+    // section 2.2), so that a resolver does not cache it as gone (NXDOMAIN) for every type.
+    if (!choice.variants.length) continue;
+    const seen = new Set<string>();
+    for (const v of choice.variants)
+      v.keys.forEach((k, i) => {
+        if (seen.has(k)) return;
+        seen.add(k);
+        set.keys.push(k);
+        set.data.push(v.data[i]!);
+      });
+    if (choice.variants.length > 1) set.variants = choice.variants;
   }
 }
 
@@ -386,13 +480,22 @@ function makeZone(
   // From here the sorted list alone holds the merged sets, and each is let go once it is in the zone.
   merged.clear();
   for (const set of consume(ordered)) {
+    if (!set.data.length) {
+      // A policy name answering nothing now: the name exists, without this type (NODATA).
+      nodeAt(set.name);
+      for (const between of namesBetween(set.name, config.name)) nodeAt(between);
+      hash.update(`${set.name} ${set.type} none\n`);
+      continue;
+    }
     // The fingerprint follows the sorted sets, so the order the sources delivered them is irrelevant.
     hash.update(`${set.name} ${set.type} ${set.ttl} ${[...set.keys].sort().join(' ')}\n`);
+    for (const v of set.variants ?? []) hash.update(`  ${v.weight} ${[...v.keys].sort().join(' ')}\n`);
     nodeAt(set.name).rrsets.set(set.type, {
       name: set.name,
       type: set.type,
       ttl: set.ttl,
       data: set.data,
+      ...(set.variants ? { variants: set.variants.map((v) => ({ data: v.data, weight: v.weight })) } : {}),
     });
     records += set.data.length;
     // RFC 4592 section 2.2.2 / RFC 8020: the names between a record and the apex exist (empty non-terminals).

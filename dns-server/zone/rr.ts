@@ -49,6 +49,8 @@ export interface RRset {
   type: number;
   ttl: number;
   data: RData[];
+  /** Traffic policy with weights: answers hold one variant, drawn by weight; `data` is their union. */
+  variants?: { data: RData[]; weight: number }[];
 }
 
 /** One record of a response; `owner` is the name written on the wire. */
