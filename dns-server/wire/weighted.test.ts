@@ -1,19 +1,11 @@
 import dnsPacket from 'dns-packet';
-import { probeTargetId, type DNSRecord, type HealthCheck } from '../../api/index.js';
+import { probeTargetId, type DNSRecord } from '../../api/index.js';
 import { compileZones } from '../zone/compile.js';
-import { recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
+import { HTTP_CHECK as CHECK, recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
 import { Responder } from './responder.js';
 
 const NAME = 'shop.xcc.test';
-const CHECK: HealthCheck = {
-  protocol: 'HTTP',
-  port: 8080,
-  path: '/healthz',
-  periodSeconds: 2,
-  timeoutSeconds: 1,
-  failureThreshold: 2,
-  successThreshold: 2,
-};
+
 const candidate = (cluster: string, address: string, tier: number, weight: number): DNSRecord => ({
   name: NAME,
   type: 'A',

@@ -1,7 +1,7 @@
 // Helpers shared by the unit tests of zone/, wire/ and store/ (not a test file
 // itself). Named *.test-support.ts so that tsconfig.build.json leaves it out of
 // dist/ and the images.
-import type { DNSRecord, DNSRecordSet } from '../../api/index.js';
+import type { DNSRecord, DNSRecordSet, HealthCheck } from '../../api/index.js';
 import { compileZones, type SourcedRecordSet, type ZoneConfig } from './compile.js';
 
 export function zoneConfig(name = 'xcc.test', overrides: Partial<ZoneConfig> = {}): ZoneConfig {
@@ -52,3 +52,14 @@ export const EXAMPLE_RECORDS: DNSRecord[] = [
 export function exampleZones() {
   return compileZones(sourced(recordSet('example', EXAMPLE_RECORDS)), [zoneConfig()], 7);
 }
+
+/** A traffic policy's HTTP check, as the operator would publish one (zone/policy.ts, wire/ draws). */
+export const HTTP_CHECK: HealthCheck = {
+  protocol: 'HTTP',
+  port: 8080,
+  path: '/healthz',
+  periodSeconds: 2,
+  timeoutSeconds: 1,
+  failureThreshold: 2,
+  successThreshold: 2,
+};

@@ -1,19 +1,10 @@
-import { probeTargetId, type DNSRecord, type HealthCheck, type RecordPolicy } from '../../api/index.js';
+import { probeTargetId, type DNSRecord, type RecordPolicy } from '../../api/index.js';
 import { compileZones } from './compile.js';
-import { recordSet, sourced, zoneConfig } from './fixtures.test-support.js';
+import { HTTP_CHECK as CHECK, recordSet, sourced, zoneConfig } from './fixtures.test-support.js';
 import { presentRR, T } from './rr.js';
 import { drawTable } from './policy.js';
 
 const NAME = 'shop.xcc.test';
-const CHECK: HealthCheck = {
-  protocol: 'HTTP',
-  port: 8080,
-  path: '/healthz',
-  periodSeconds: 2,
-  timeoutSeconds: 1,
-  failureThreshold: 2,
-  successThreshold: 2,
-};
 
 function candidate(cluster: string, values: string[], policy: Partial<RecordPolicy> = {}): DNSRecord {
   return {
