@@ -8,6 +8,7 @@
 // which no informer event of theirs would tell them.
 import type { GatewayDNS } from '../../api/index.js';
 import type { Logger } from '../runtime/log.js';
+import { objectKey } from '../runtime/workqueue.js';
 import type { ClusterFacts } from '../model/facts.js';
 import type { matchesSelector } from '../model/selector.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
@@ -73,7 +74,7 @@ export class ClaimsRegistry {
     facts: ClusterFacts[],
     log: Logger,
   ): NamesDecision {
-    const key = keyOf(gw);
+    const key = objectKey(gw);
     const conflict = conflictsFor(this.claimOf(gw, selected), this.otherClaims(gw));
     const claim = hostnameClaimOf(gw, spec.hostnames, annotatedClaims(spec, facts));
     this.changed(key, this.claims.set(key, claim));
@@ -142,11 +143,11 @@ export class ClaimsRegistry {
   private hostnameClaims(self: string): HostnameClaim[] {
     return this.opts
       .listGatewayDns('')
-      .filter((o) => keyOf(o) !== self && !o.metadata.deletionTimestamp)
+      .filter((o) => objectKey(o) !== self && !o.metadata.deletionTimestamp)
       .flatMap((o) => {
         const spec = validatedSpec(o.spec);
         if (!spec.valid) return [];
-        const annotated = this.claims.annotatedOf(keyOf(o));
+        const annotated = this.claims.annotatedOf(objectKey(o));
         return spec.spec.hostnames.length || annotated.length
           ? [hostnameClaimOf(o, spec.spec.hostnames, annotated)]
           : [];
@@ -209,10 +210,6 @@ export class ClaimsRegistry {
   }
 }
 
-function keyOf(gw: GatewayDNS): string {
-  return `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
-}
-
 /**
  * Every reconcile weighs the claims of the other GatewayDNS, which means their validated specs.
  * The informer replaces an object (and so its spec) on every update, so a spec object seen before
@@ -231,7 +228,7 @@ export function validatedSpec(raw: unknown): ReturnType<typeof validateGatewayDn
 
 function hostnameClaimOf(gw: GatewayDNS, hostnames: string[], annotated: AnnotatedHostname[]): HostnameClaim {
   return {
-    gatewayDns: keyOf(gw),
+    gatewayDns: objectKey(gw),
     createdAt: new Date(gw.metadata.creationTimestamp ?? 0).toISOString(),
     hostnames,
     ...(annotated.length ? { annotated } : {}),

@@ -22,6 +22,7 @@ import { errorText } from '../runtime/log.js';
 import {
   keyOfObject,
   namespaceOfKey,
+  objectKey,
   objectKeyId,
   parseObjectKeyId,
   WorkQueue,
@@ -182,7 +183,7 @@ export class GatewayDnsController implements Runnable {
       kind,
       object,
       namespace,
-      gatewayDns.map((gw) => ({ key: objectKeyId(keyOfObject(gw)), spec: gw.spec })),
+      gatewayDns.map((gw) => ({ key: objectKey(gw), spec: gw.spec })),
     ))
       mark(parseObjectKeyId(key));
     // A source's change matters only to the GatewayDNS that select its cluster (the mirror's

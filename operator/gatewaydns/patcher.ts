@@ -13,6 +13,7 @@ import {
 } from '../../api/index.js';
 import { READY } from '../model/conditions.js';
 import { sameJson, withTimeout } from '../runtime/equal.js';
+import { objectKey } from '../runtime/workqueue.js';
 
 export interface PatcherOptions {
   management: KubeConfig;
@@ -37,7 +38,7 @@ export class GatewayDnsPatcher {
   /** Whether this object is new to the operator: no Ready condition, and no status written by us yet. */
   isFresh(gw: GatewayDNS): boolean {
     if (gw.status?.conditions?.some((c) => c.type === READY)) return false;
-    const key = keyOf(gw);
+    const key = objectKey(gw);
     return !this.statusWritten.has(key) || this.statusWritten.get(key) !== gw.metadata.uid;
   }
 
@@ -46,7 +47,7 @@ export class GatewayDnsPatcher {
   }
 
   async patchStatus(gw: GatewayDNS, status: GatewayDNSStatus): Promise<void> {
-    const key = keyOf(gw);
+    const key = objectKey(gw);
     if (sameJson(gw.status ?? {}, status)) {
       this.statusWritten.set(key, gw.metadata.uid);
       return;
@@ -73,7 +74,7 @@ export class GatewayDnsPatcher {
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
       this.opts.requestTimeoutMs,
-      `finalizers of gatewaydns ${keyOf(gw)}`,
+      `finalizers of gatewaydns ${objectKey(gw)}`,
     );
   }
 
@@ -96,8 +97,4 @@ function objectOf(gw: GatewayDNS) {
     plural: GATEWAYDNS_PLURAL,
     name: gw.metadata.name,
   };
-}
-
-function keyOf(gw: GatewayDNS): string {
-  return `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
 }

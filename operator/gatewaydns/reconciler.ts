@@ -27,7 +27,13 @@ import type { EffectiveSpec } from '../model/validate.js';
 import type { EventRecorder } from '../runtime/events.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
-import { parseObjectKeyId, type ObjectKey } from '../runtime/workqueue.js';
+import {
+  keyOfObject,
+  objectKey,
+  objectKeyId,
+  parseObjectKeyId,
+  type ObjectKey,
+} from '../runtime/workqueue.js';
 import { ClaimsRegistry, validatedSpec } from './claims-registry.js';
 import { checkGrant, namespacesNamed } from './namespace-grants.js';
 import { GatewayDnsPatcher } from './patcher.js';
@@ -143,7 +149,7 @@ export class GatewayDnsReconciler {
    * requeued, failed), the status it arrived at is patched once, and only where it differs.
    */
   async reconcile(key: ObjectKey): Promise<ReconcileResult> {
-    const log = this.opts.log.with({ gatewaydns: `${key.namespace}/${key.name}` });
+    const log = this.opts.log.with({ gatewaydns: objectKeyId(key) });
     const gw = this.opts.getGatewayDns(key.namespace, key.name);
     const targets = this.targetClusters(key.namespace);
     if (!gw) return this.reconcileGone(key, targets, log);
@@ -176,7 +182,7 @@ export class GatewayDnsReconciler {
 
   /** Everything this process remembers of one GatewayDNS, let go of at once. */
   private forget(key: ObjectKey): void {
-    const id = `${key.namespace}/${key.name}`;
+    const id = objectKeyId(key);
     this.sources.forget(id);
     this.opts.watches.drop(id);
     this.claims.forget(id);
@@ -191,8 +197,8 @@ export class GatewayDnsReconciler {
   }
 
   private async reconcileDelete({ gw, targets, log }: Scope): Promise<ReconcileResult> {
-    const key = keyOf(gw);
-    const id = `${key.namespace}/${key.name}`;
+    const key = keyOfObject(gw);
+    const id = objectKeyId(key);
     if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER)) return { written: 0 };
     // Its names are free from now: the others asking for them take them over.
     this.claims.drop(id);
@@ -231,7 +237,7 @@ export class GatewayDnsReconciler {
 
   private async reconcileNormal(scope: Scope): Promise<ReconcileResult> {
     const { gw, targets, log } = scope;
-    const id = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    const id = objectKey(gw);
     if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
       await this.patcher.patchFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
     const now = new Date();
@@ -324,7 +330,7 @@ export class GatewayDnsReconciler {
     now: Date,
   ): ReconcileResult {
     const { gw, log } = scope;
-    const id = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+    const id = objectKey(gw);
     log.warn(
       refusal.reason === REASONS.Invalid ? 'invalid GatewayDNS' : 'GatewayDNS names a namespace not granted',
       { error: refusal.message },
@@ -465,10 +471,6 @@ export class GatewayDnsReconciler {
     if (!grant.allowed) return { refusal: { reason: REASONS.NamespaceNotAllowed, message: grant.message } };
     return { spec: validation.spec };
   }
-}
-
-function keyOf(gw: GatewayDNS): ObjectKey {
-  return { namespace: gw.metadata.namespace ?? '', name: gw.metadata.name };
 }
 
 function specOrUndefined(gw: GatewayDNS): EffectiveSpec | undefined {
