@@ -18,6 +18,7 @@ import {
   candidateOf,
   choose,
   probeTargetsOf,
+  union,
   type Candidate,
   type ProbeTarget,
   type Unhealthy,
@@ -351,14 +352,10 @@ function choosePolicies(
     // answerNone with none healthy: the name keeps existing with no such record (NODATA, RFC 2308
     // section 2.2), so that a resolver does not cache it as gone (NXDOMAIN) for every type.
     if (!choice.variants.length) continue;
-    const seen = new Set<string>();
-    for (const v of choice.variants)
-      v.keys.forEach((k, i) => {
-        if (seen.has(k)) return;
-        seen.add(k);
-        set.keys.push(k);
-        set.data.push(v.data[i]!);
-      });
+    // The RRset's data is every variant's values (what ANY and the size checks see).
+    const all = union(choice.variants, 1);
+    set.keys = all.keys;
+    set.data = all.data;
     if (choice.variants.length > 1) set.variants = choice.variants;
   }
 }

@@ -98,8 +98,8 @@ export function choose(candidates: readonly Candidate[], unhealthy: Unhealthy): 
   };
 }
 
-/** The values of several candidates as one variant, each value once. */
-function union(candidates: readonly Candidate[], weight: number): Variant {
+/** The values of several candidates (or variants) as one variant, each value once. */
+export function union(candidates: readonly Pick<Candidate, 'keys' | 'data'>[], weight: number): Variant {
   const keys: string[] = [];
   const data: RData[] = [];
   const seen = new Set<string>();
