@@ -120,6 +120,17 @@ export interface ClusterStatus {
   lastError?: string;
   /** When the addresses shown were last read from the cluster. */
   lastSeen?: string;
+  /** spec.healthCheck: how the workload clusters' dns-servers find it (their probe reports). */
+  health?: ClusterHealthStatus;
+}
+
+export interface ClusterHealthStatus {
+  /** Reporting workload clusters from which it is healthy. */
+  healthyFrom: number;
+  /** Workload clusters whose dns-servers have reported their probes. */
+  reportingClusters: number;
+  /** The first few clusters from which it is unhealthy (reportingClusters − healthyFrom in all). */
+  unhealthyFrom?: string[];
 }
 
 /** The mirror in one workload cluster of the namespace. */

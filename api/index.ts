@@ -5,3 +5,4 @@ export * from './limits.js';
 export * from './mirror.js';
 export * from './mcs.js';
 export * from './traffic-policy.js';
+export * from './probe-report.js';

@@ -20,6 +20,7 @@ describe('flags', () => {
       namespace: 'capi-dns',
       resyncMs: 300_000,
       clustersetDomain: 'clusterset.local',
+      pod: undefined,
     });
     expect(c.recordsFile).toBeUndefined();
     expect(c.healthListen).toBeUndefined();
@@ -31,6 +32,20 @@ describe('flags', () => {
       expect(() => parseFlags(['--build-heap-limit', bad])).toThrow(
         /--build-heap-limit .*not a size like 160Mi/,
       );
+  });
+
+  it('names the Pod whose probe report this replica writes, and refuses what is no object name', () => {
+    expect(parseFlags(['--pod-name', 'capi-dns-server-7d4-x2', '--pod-uid', 'u-1'])!.kubernetes?.pod).toEqual(
+      {
+        name: 'capi-dns-server-7d4-x2',
+        uid: 'u-1',
+      },
+    );
+    expect(parseFlags(['--pod-name', 'p'])!.kubernetes?.pod).toEqual({ name: 'p', uid: undefined });
+    expect(() => parseFlags(['--pod-name', 'Bad_Name'])).toThrow(
+      /--pod-name Bad_Name: not a Kubernetes object name/,
+    );
+    expect(() => parseFlags(['--pod-uid', 'u-1'])).toThrow(/--pod-uid: needs --pod-name/);
   });
 
   it('takes repeated zones, a records file alone, or both sources', () => {

@@ -18,6 +18,11 @@ export interface Config {
         resyncMs: number;
         /** Multi-Cluster Services: the zone answered from this cluster's ServiceImports; none when ''. */
         clustersetDomain: string | undefined;
+        /**
+         * This replica's Pod: its probe report (api/probe-report.ts) is named after it and owned by
+         * it (with the uid); none is written without a name.
+         */
+        pod: { name: string; uid: string | undefined } | undefined;
       }
     | undefined;
   maxUdpSize: number;
@@ -61,6 +66,14 @@ const FLAGS = {
     type: 'string',
     default: 'clusterset.local',
     help: "Multi-Cluster Services zone, answered from this cluster's ServiceImports and MCS EndpointSlices (Kubernetes mode; '' for none)",
+  },
+  'pod-name': {
+    type: 'string',
+    help: "this replica's Pod (Kubernetes mode): its health-check probe report is written under this name for the operator's GatewayDNS status",
+  },
+  'pod-uid': {
+    type: 'string',
+    help: "this replica's Pod uid: its probe report is owned by the Pod and goes with it",
   },
   resync: { type: 'string', default: '5m', help: 'start a freshly listed informer this often (±20 %)' },
   'health-listen': {
@@ -260,6 +273,7 @@ export function parseFlags(argv: string[]): Config | undefined {
           namespace: str('namespace')!,
           resyncMs: duration(str('resync')!, 'resync'),
           clustersetDomain,
+          pod: podOf(str('pod-name'), str('pod-uid')),
         }
       : undefined,
     maxUdpSize: int('max-udp-size', 512, 65535),
@@ -280,6 +294,19 @@ export function parseFlags(argv: string[]): Config | undefined {
     logQueries: Boolean(values['log-queries']),
     workers: int('workers', 1, 64),
   };
+}
+
+function podOf(
+  name: string | undefined,
+  uid: string | undefined,
+): { name: string; uid: string | undefined } | undefined {
+  if (name === undefined || name === '') {
+    if (uid) throw new UsageError('--pod-uid: needs --pod-name');
+    return undefined;
+  }
+  if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))
+    throw new UsageError(`--pod-name ${name}: not a Kubernetes object name`);
+  return { name, uid: uid || undefined };
 }
 
 /** "127.0.0.1:53", "[::1]:53", ":53" (host '': every address of both families). */

@@ -15,6 +15,7 @@ import { RecordStore } from './store/record-store.js';
 import { Responder } from './wire/responder.js';
 import type { ServedData } from './wire/served.js';
 import { Prober } from './health/prober.js';
+import { ProbeReportWriter, reportOf } from './health/report.js';
 
 /**
  * Health-check probes in flight at once: 100 GatewayDNS with checks of two addresses each, every
@@ -52,9 +53,15 @@ async function main(argv: string[]): Promise<void> {
     log,
   );
   // The traffic policies' health checks, made from this cluster; their view chooses the answers.
+  // Set in Kubernetes mode with --pod-name: the view told to the operator, for people to see.
+  let reporter: ProbeReportWriter | undefined;
+  const report = () => reporter?.update(reportOf(prober.stats.targets, prober.unhealthyTargets()));
   const prober = new Prober({
     maxInFlight: PROBES_IN_FLIGHT,
-    onChange: (unhealthy) => store.setUnhealthy(unhealthy),
+    onChange: (unhealthy) => {
+      store.setUnhealthy(unhealthy);
+      report();
+    },
     log,
   });
   metrics.probes = () => prober.stats;
@@ -64,6 +71,7 @@ async function main(argv: string[]): Promise<void> {
     onPolicies: (targets, tiers) => {
       prober.setTargets(targets);
       metrics.answeringTiers = tiers;
+      report();
     },
   });
   const onRecords = (source: string, sets: Parameters<typeof store.replace>[1]) =>
@@ -106,6 +114,27 @@ async function main(argv: string[]): Promise<void> {
     store.expect(k8s.name);
     starts.push(() => k8s.start());
     stops.push(() => k8s.stop());
+    const pod = config.kubernetes.pod;
+    if (pod) {
+      const { KubernetesObjectApi, PatchStrategy } = await import('@kubernetes/client-node');
+      const objects = KubernetesObjectApi.makeApiClient(kc);
+      reporter = new ProbeReportWriter({
+        pod: { namespace: config.kubernetes.namespace, ...pod },
+        apply: async (configMap) => {
+          await objects.patch(
+            configMap,
+            undefined,
+            undefined,
+            'capi-dns-server',
+            true,
+            PatchStrategy.ServerSideApply,
+          );
+        },
+        log,
+      });
+      const written = reporter;
+      stops.push(() => written.stop());
+    }
     const clustersetDomain = config.kubernetes.clustersetDomain;
     if (clustersetDomain) {
       const { ClustersetSource } = await import('./sources/clusterset.js');

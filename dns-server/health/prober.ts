@@ -27,6 +27,8 @@ interface TargetState {
   healthy: boolean;
   successes: number;
   failures: number;
+  /** When it turned unhealthy. */
+  since?: Date;
   timer?: NodeJS.Timeout;
 }
 
@@ -118,8 +120,14 @@ export class Prober {
     }
   }
 
+  /** The unhealthy targets and since when, for the probe report. */
+  unhealthyTargets(): { id: string; since: Date }[] {
+    return [...this.unhealthy].map((id) => ({ id, since: this.states.get(id)?.since ?? new Date(0) }));
+  }
+
   private flip(state: TargetState, healthy: boolean): void {
     state.healthy = healthy;
+    state.since = healthy ? undefined : new Date();
     const id = state.target.id;
     if (healthy) this.unhealthy.delete(id);
     else this.unhealthy.add(id);

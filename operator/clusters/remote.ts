@@ -33,6 +33,7 @@ import {
   MCS_SERVICE_NAME_LABEL,
   MCS_VERSION,
   MIRROR_CONTROLLER,
+  PROBE_REPORT_LABEL,
   SERVICEEXPORT_PLURAL,
   SERVICEIMPORT_PLURAL,
   CONTROLLER_NAME,
@@ -49,6 +50,8 @@ export type RemoteKind =
   | 'Namespace'
   | 'DNSRecordSet'
   | 'ConfigMap'
+  /** The dns-servers' probe reports (ConfigMaps of the records namespace, by label). */
+  | 'ProbeReport'
   | 'EndpointSlice'
   /** The EndpointSlices of our mirrors (spec.mirror), watched apart from the sources' slices. */
   | 'MirrorEndpointSlice'
@@ -142,6 +145,7 @@ export class RemoteCluster {
   private nodeWatch?: WatchedResource<V1Node>;
   private namespaceWatch?: WatchedResource<V1Namespace>;
   private recordSetWatch?: WatchedResource<DNSRecordSet & KubernetesObject>;
+  private probeReportWatch?: WatchedResource<V1ConfigMap>;
   private readonly mcsWatches = new Map<RemoteKind, WatchedResource<KubernetesObject>>();
   private wasHealthy: boolean | undefined;
   private readonly probe: ReadinessProbe;
@@ -300,6 +304,21 @@ export class RemoteCluster {
     return this.recordSetWatch;
   }
 
+  /**
+   * The dns-servers' probe reports in the records namespace: started by the first GatewayDNS with
+   * a health check, kept while the client lives (one small list per cluster).
+   */
+  probeReports(): WatchedResource<V1ConfigMap> {
+    const namespace = this.opts.recordsNamespace;
+    this.probeReportWatch ??= this.watch(
+      'ProbeReport',
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      () => this.core.listNamespacedConfigMap({ namespace, labelSelector: PROBE_REPORT_LABEL }),
+      PROBE_REPORT_LABEL,
+    );
+    return this.probeReportWatch;
+  }
+
   /** Every ServiceExport of the cluster (Multi-Cluster Services: only member clusters of a ClusterSet). */
   serviceExports(): WatchedResource<KubernetesObject> {
     return this.customClusterWide('ServiceExport', MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL);
@@ -417,6 +436,7 @@ export class RemoteCluster {
       ...(this.nodeWatch ? [this.nodeWatch] : []),
       ...(this.namespaceWatch ? [this.namespaceWatch] : []),
       ...(this.recordSetWatch ? [this.recordSetWatch] : []),
+      ...(this.probeReportWatch ? [this.probeReportWatch] : []),
       ...this.mcsWatches.values(),
     ] as WatchedResource<KubernetesObject>[];
   }

@@ -213,6 +213,10 @@ export class GatewayDnsController implements Runnable {
       case 'Namespace':
         if (object.metadata?.name === this.mgr.recordsNamespace) this.enqueueNamespace(namespace);
         break;
+      case 'ProbeReport':
+        // A dns-server's view changed: the GatewayDNS with health checks show it.
+        for (const gw of gatewayDns) if (gw.spec?.healthCheck) this.queue.add(keyOfObject(gw));
+        break;
       case 'DNSRecordSet': {
         // Drift: someone changed or deleted a set we own. Tenancy: only a GatewayDNS of this cluster's namespace owns it.
         const labels = object.metadata?.labels ?? {};

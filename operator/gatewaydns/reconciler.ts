@@ -38,9 +38,12 @@ import { ClaimsRegistry, validatedSpec } from './claims-registry.js';
 import { checkGrant, namespacesNamed } from './namespace-grants.js';
 import { GatewayDnsPatcher } from './patcher.js';
 import { planRecordSets, type RecordSetPlan } from './plan.js';
-import { reportWrites } from './report.js';
+import { reportHealth, reportWrites } from './report.js';
 import { SourceReader } from './sources.js';
 import { invalidStatus, pendingStatus, statusFor } from './status.js';
+import { healthViewOf } from './health-view.js';
+import { withHealthStatus } from './health-status.js';
+import { readProbeReports } from './probe-reports.js';
 import { RecordSetWriter, type SyncResult } from './targets.js';
 import { watchesNamedBy } from './watches.js';
 
@@ -108,9 +111,11 @@ export class GatewayDnsReconciler {
   private readonly patcher: GatewayDnsPatcher;
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
+  private readonly firstSyncTimeoutMs: number;
 
   constructor(private readonly opts: ReconcilerOptions) {
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
+    this.firstSyncTimeoutMs = firstSyncTimeoutMs;
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
     this.claims = new ClaimsRegistry({
@@ -188,6 +193,7 @@ export class GatewayDnsReconciler {
     this.claims.forget(id);
     this.mirrors.forget(id);
     this.patcher.forget(id);
+    this.opts.metrics.trafficHealth.delete(id);
   }
 
   /** Normally the finalizer has withdrawn everything; this catches record sets left behind by other means. */
@@ -272,6 +278,14 @@ export class GatewayDnsReconciler {
       await mirrorWork;
       return { written: 0 };
     }
+    const clusterLabels = new Map(
+      this.opts.listClusters(gw.metadata.namespace ?? '').map((c) => [c.metadata.name, c.metadata.labels]),
+    );
+    // The dns-servers' probe reports, read beside the writes: only what people are shown.
+    const reportsRead = spec.trafficPolicy?.healthCheck
+      ? readProbeReports(this.opts.clusters, gw.metadata.namespace ?? '', targets, this.firstSyncTimeoutMs)
+      : Promise.resolve(undefined);
+    reportsRead.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
     const plan = planRecordSets({
       namespace: gw.metadata.namespace ?? '',
       name: gw.metadata.name,
@@ -282,9 +296,7 @@ export class GatewayDnsReconciler {
       conflict: names.conflict,
       hostnames: names.hostnames,
       receivingClusters: targets.filter((c) => !observed.frozen.has(c)),
-      clusterLabels: new Map(
-        this.opts.listClusters(gw.metadata.namespace ?? '').map((c) => [c.metadata.name, c.metadata.labels]),
-      ),
+      clusterLabels,
     });
     const [applied, mirrored] = await Promise.allSettled([
       this.applyRecordSets(gw, targets, observed, plan),
@@ -293,6 +305,13 @@ export class GatewayDnsReconciler {
     if (applied.status === 'rejected') throw applied.reason;
     const outcomes = applied.value;
     reportWrites(gw, outcomes, this.opts);
+    const health = healthViewOf({
+      namespace: gw.metadata.namespace ?? '',
+      spec,
+      facts: observed.facts,
+      clusterLabels,
+      vantages: (await reportsRead) ?? [],
+    });
     const status = statusFor({
       generation: gw.metadata.generation,
       previous: gw.status,
@@ -304,11 +323,19 @@ export class GatewayDnsReconciler {
       omitted: plan.omitted,
       hostnames: names.hostnames,
     });
+    const healthStatus = withHealthStatus(
+      status,
+      health,
+      spec.trafficPolicy?.whenNoneHealthy,
+      gw.metadata.generation,
+      new Date(),
+    );
+    reportHealth(gw, healthStatus, health, this.opts);
     // A mirror step that failed says nothing new of the mirror: its part of the status stays.
     scope.status =
       mirrored.status === 'fulfilled'
-        ? withMirrorStatus(status, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
-        : withPreviousMirrorStatus(status, gw.status);
+        ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
+        : withPreviousMirrorStatus(healthStatus, gw.status);
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(

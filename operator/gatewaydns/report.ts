@@ -1,7 +1,10 @@
-// What a reconcile's writes tell people: a log line and a metric per record
-// set written or withdrawn, and one Event per cluster and reconcile (not per
-// set: ten source clusters would make ten).
-import type { GatewayDNS } from '../../api/index.js';
+// What a reconcile tells people besides the status: for its writes, a log line
+// and a metric per record set written or withdrawn, and one Event per cluster
+// and reconcile (not per set: ten source clusters would make ten); for the
+// traffic policy's health view, an Event per failover and recovery, and metrics.
+import type { GatewayDNS, GatewayDNSStatus } from '../../api/index.js';
+import { DEGRADED } from '../model/conditions.js';
+import type { HealthView } from './health-view.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
@@ -39,5 +42,41 @@ export function reportWrites(
       out.log.warn('record set not written', { cluster, error: o.error });
       out.events.warning(gw, 'ClusterUnreachable', `cluster ${o.cluster}: ${o.error}`);
     }
+  }
+}
+
+/**
+ * What the health view tells people besides the status: an Event each time the Degraded condition
+ * says something new (a failover, a recovery: its reason or message changed), and the per-GatewayDNS
+ * traffic metrics.
+ */
+export function reportHealth(
+  gw: GatewayDNS,
+  next: GatewayDNSStatus,
+  view: HealthView | undefined,
+  out: { events: EventRecorder; metrics: Metrics; log: Logger },
+): void {
+  const id = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+  if (!view) {
+    out.metrics.trafficHealth.delete(id);
+    return;
+  }
+  out.metrics.trafficHealth.set(id, {
+    unhealthyClusters: [...view.candidates.values()].filter((h) => h.unhealthyFrom.length).length,
+    failedOverClusters: view.vantages.filter((v) => v.answering !== undefined && v.answering > v.first)
+      .length,
+    noneHealthyClusters: view.vantages.filter((v) => v.answering === undefined).length,
+  });
+  const before = gw.status?.conditions?.find((c) => c.type === DEGRADED);
+  const after = next.conditions?.find((c) => c.type === DEGRADED);
+  if (!after || (before?.reason === after.reason && before.message === after.message)) return;
+  if (after.status === 'True') {
+    if (before?.status !== 'True') out.metrics.trafficTransitions.degraded++;
+    out.log.warn('traffic policy degraded', { reason: after.reason, message: after.message });
+    out.events.warning(gw, after.reason, after.message);
+  } else if (after.status === 'False' && before?.status === 'True') {
+    out.metrics.trafficTransitions.recovered++;
+    out.log.info('traffic policy recovered', { message: after.message });
+    out.events.normal(gw, 'Recovered', after.message);
   }
 }

@@ -39,6 +39,26 @@ export const HOSTNAMES_ACCEPTED = 'HostnamesAccepted';
 export const HOSTNAME_REASONS = { Accepted: 'Accepted', Conflict: 'Conflict', Invalid: 'Invalid' } as const;
 export type HostnameReason = (typeof HOSTNAME_REASONS)[keyof typeof HOSTNAME_REASONS];
 
+/**
+ * spec.healthCheck: whether the traffic policy answers as it would with every candidate healthy,
+ * as the dns-servers' probe reports show it (ADR 0209); set only while a check is asked for.
+ */
+export const DEGRADED = 'Degraded';
+
+export const DEGRADED_REASONS = {
+  /** Every candidate is healthy from every workload cluster that reported. */
+  AllHealthy: 'AllHealthy',
+  /** Some candidate is unhealthy from some cluster, which still answers from its first tier. */
+  Unhealthy: 'Unhealthy',
+  /** Some cluster answers from a later tier than its first. */
+  FailedOver: 'FailedOver',
+  /** Some cluster finds no candidate healthy (whenNoneHealthy decides what it answers). */
+  NoneHealthy: 'NoneHealthy',
+  /** No dns-server has reported its probes yet. */
+  NoReports: 'NoReports',
+} as const;
+export type DegradedReason = (typeof DEGRADED_REASONS)[keyof typeof DEGRADED_REASONS];
+
 /** spec.mirror: whether the mirror Service and its EndpointSlices are in place in every consuming cluster. */
 export const MIRRORED = 'Mirrored';
 
@@ -85,7 +105,7 @@ export type ExportReason = (typeof EXPORT_REASONS)[keyof typeof EXPORT_REASONS];
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason: Reason | MirrorReason | ExportReason | HostnameReason;
+  reason: Reason | MirrorReason | ExportReason | HostnameReason | DegradedReason;
   message: string;
   observedGeneration?: number;
 }

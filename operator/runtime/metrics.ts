@@ -5,6 +5,12 @@
 import { Counter, Gauge, Histogram, processRegistry, type Registry } from '../../process/metrics.js';
 import type { WriteGateStats } from './write-gate.js';
 
+export interface TrafficHealth {
+  unhealthyClusters: number;
+  failedOverClusters: number;
+  noneHealthyClusters: number;
+}
+
 export class Metrics {
   reconciles = 0;
   reconcileErrors = 0;
@@ -15,6 +21,14 @@ export class Metrics {
   shards: () => number = () => 0;
   /** Shards gained or lost by this replica since it started. */
   shardChanges = 0;
+  /**
+   * Per GatewayDNS with a health check ("namespace/name"), from its dns-servers' probe reports:
+   * candidate clusters unhealthy from some workload cluster, and workload clusters answering from a
+   * later tier than their first, or from none.
+   */
+  readonly trafficHealth = new Map<string, TrafficHealth>();
+  /** Degraded turning True (failovers and unhealthy candidates seen) and back to False. */
+  trafficTransitions = { degraded: 0, recovered: 0 };
   clustersReachable = 0;
   clustersKnown = 0;
   readonly registry: Registry = processRegistry();
@@ -92,6 +106,52 @@ export class Metrics {
       'Shards this replica gained or lost (--shards).',
       () => this.shardChanges,
     );
+    this.trafficMetrics();
+  }
+
+  private trafficMetrics(): void {
+    const health = this.trafficHealth;
+    const perGatewayDns = (name: string, help: string, field: keyof TrafficHealth) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['namespace', 'gatewaydns'],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [id, h] of health) {
+            const [namespace = '', gatewaydns = ''] = id.split('/');
+            this.set({ namespace, gatewaydns }, h[field]);
+          }
+        },
+      });
+    perGatewayDns(
+      'capi_dns_traffic_unhealthy_clusters',
+      "Candidate clusters of a GatewayDNS that some workload cluster finds unhealthy (its dns-servers' probe reports).",
+      'unhealthyClusters',
+    );
+    perGatewayDns(
+      'capi_dns_traffic_failed_over_clusters',
+      'Workload clusters answering a GatewayDNS from a later failover tier than their first.',
+      'failedOverClusters',
+    );
+    perGatewayDns(
+      'capi_dns_traffic_none_healthy_clusters',
+      'Workload clusters finding no candidate of a GatewayDNS healthy (whenNoneHealthy decides).',
+      'noneHealthyClusters',
+    );
+    const transitions = this.trafficTransitions;
+    new Counter({
+      name: 'capi_dns_traffic_transitions_total',
+      help: 'GatewayDNS Degraded condition turning True (to: degraded) or back to False (to: recovered).',
+      labelNames: ['to'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ to: 'degraded' }, transitions.degraded);
+        this.inc({ to: 'recovered' }, transitions.recovered);
+      },
+    });
   }
 
   observePropagation(seconds: number): void {

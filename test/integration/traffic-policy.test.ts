@@ -6,11 +6,18 @@
 // The management API server is stopped during a failover: the dns-servers
 // decide alone.
 import path from 'node:path';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { dig, freePort, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { startGateway, type GatewayProcess } from '../support/gateway.js';
 import { ensureNamespace, registerWorkloadCluster, waitForClusterProvisioned } from '../support/capi.js';
 import { apply, eventually, installCrds, readManifests } from '../support/kube.js';
-import { setLoadBalancer, startOperator, waitForReady, type OperatorProcess } from '../support/operator.js';
+import {
+  readGatewayDns,
+  setLoadBalancer,
+  startOperator,
+  waitForReady,
+  type OperatorProcess,
+} from '../support/operator.js';
 import { repoRoot } from '../support/paths.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 
@@ -97,6 +104,9 @@ describe('traffic policy: failover decided by each cluster from its own probes',
         'xcc.test',
         '--kubeconfig',
         env.cluster(cluster).kubeconfig,
+        // The probe report for the GatewayDNS status, named as a Pod's would be.
+        '--pod-name',
+        `capi-dns-server-${cluster}`,
       ]);
     const kuard = {
       apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
@@ -143,6 +153,58 @@ describe('traffic policy: failover decided by each cluster from its own probes',
     const recovery = await everywhereAnswers([ADDRESS['cluster-a']!]);
     process.stderr.write(`recovery after the gateway came back: ${recovery} ms\n`);
     expect(recovery).toBeLessThan(BOUND_MS + 2000);
+  });
+
+  it('shows in the GatewayDNS status who is unhealthy from where and which tier answers, with an Event each way', async () => {
+    const management = env.kubeConfig('management');
+    const degraded = async () =>
+      (await readGatewayDns(management, NS, 'kuard'))?.status?.conditions?.find((c) => c.type === 'Degraded');
+    const healthOf = async (cluster: string) =>
+      (await readGatewayDns(management, NS, 'kuard'))?.status?.clusters?.find((c) => c.cluster === cluster)
+        ?.health;
+    await eventually(
+      async () => expect(await degraded()).toMatchObject({ status: 'False', reason: 'AllHealthy' }),
+      20_000,
+      200,
+    );
+    expect(await healthOf('cluster-a')).toEqual({ healthyFrom: 3, reportingClusters: 3 });
+    await gateways['cluster-a']!.stop();
+    try {
+      await everywhereAnswers([ADDRESS['cluster-c']!]);
+      const began = Date.now();
+      await eventually(
+        async () =>
+          expect(await degraded()).toMatchObject({
+            status: 'True',
+            reason: 'FailedOver',
+            message:
+              'cluster-a unhealthy from 3 of 3 reporting clusters (cluster-a, cluster-b, cluster-c); failed over from tier 0 to tier 1 (cluster-c) in cluster-a, cluster-b, cluster-c',
+          }),
+        20_000,
+        200,
+      );
+      process.stderr.write(
+        `status Degraded=FailedOver ${Date.now() - began} ms after every dns-server failed over\n`,
+      );
+      expect(await healthOf('cluster-a')).toEqual({
+        healthyFrom: 0,
+        reportingClusters: 3,
+        unhealthyFrom: ['cluster-a', 'cluster-b', 'cluster-c'],
+      });
+    } finally {
+      await gateway('cluster-a');
+    }
+    await eventually(
+      async () => expect(await degraded()).toMatchObject({ status: 'False', reason: 'AllHealthy' }),
+      20_000,
+      200,
+    );
+    const events = await management.makeApiClient(CoreV1Api).listNamespacedEvent({
+      namespace: NS,
+      fieldSelector: 'involvedObject.name=kuard',
+    });
+    const reasons = events.items.map((e) => e.reason);
+    expect(reasons).toEqual(expect.arrayContaining(['FailedOver', 'Recovered']));
   });
 
   it('fails over and back with the management API server stopped', async () => {

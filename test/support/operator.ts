@@ -16,7 +16,12 @@ import {
   type KubeConfig,
   type V1LoadBalancerIngress,
 } from '@kubernetes/client-node';
-import { GATEWAYDNS_NAME_LABEL, GATEWAYDNS_NAMESPACE_LABEL, type DNSRecord } from '../../api/index.js';
+import {
+  GATEWAYDNS_NAME_LABEL,
+  GATEWAYDNS_NAMESPACE_LABEL,
+  type ClusterStatus,
+  type DNSRecord,
+} from '../../api/index.js';
 import { mergeRecords } from '../../operator/gatewaydns/desired.js';
 import { repoRoot } from './paths.js';
 import { freePort } from './dns.js';
@@ -275,14 +280,7 @@ export interface GatewayDnsObject {
       message: string;
       lastTransitionTime: string;
     }[];
-    clusters?: {
-      cluster: string;
-      state: string;
-      addresses?: string[];
-      lastError?: string;
-      message?: string;
-      lastSeen?: string;
-    }[];
+    clusters?: ClusterStatus[];
   };
 }
 

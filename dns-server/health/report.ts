@@ -1,0 +1,118 @@
+// This replica's probe report (api/probe-report.ts): the prober's view,
+// written to a ConfigMap of the records namespace when it changes, at most once
+// a second, retried with backoff while the API server does not take it. It
+// never holds up an answer: the dns-server chose its answers before the report
+// is written, and chooses the same without a Kubernetes API at all.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import {
+  PROBE_REPORT_KEY,
+  PROBE_REPORT_LABEL,
+  PROBE_REPORT_MAX_UNHEALTHY,
+  probeReportName,
+  serializeProbeReport,
+  type ProbeReport,
+} from '../../api/index.js';
+import { Backoff } from '../../process/backoff.js';
+import type { Logger } from '../../process/log.js';
+
+export interface ReportPod {
+  namespace: string;
+  name: string;
+  /** With it the Pod owns the report, and the garbage collector deletes it with the Pod. */
+  uid: string | undefined;
+}
+
+/** The prober's view as a report: the unhealthy targets, bounded. */
+export function reportOf(probing: number, unhealthy: readonly { id: string; since: Date }[]): ProbeReport {
+  const sorted = [...unhealthy].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const listed = sorted.slice(0, PROBE_REPORT_MAX_UNHEALTHY);
+  return {
+    probing,
+    unhealthy: listed.map((u) => ({ target: u.id, since: u.since.toISOString() })),
+    ...(sorted.length > listed.length ? { omitted: sorted.length - listed.length } : {}),
+  };
+}
+
+/** The ConfigMap holding a report, as this replica applies it. */
+export function reportConfigMap(pod: ReportPod, text: string): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: probeReportName(pod.name),
+      namespace: pod.namespace,
+      labels: { [PROBE_REPORT_LABEL]: 'true', 'app.kubernetes.io/part-of': 'capi-dns' },
+      ...(pod.uid
+        ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid }] }
+        : {}),
+    },
+    data: { [PROBE_REPORT_KEY]: text },
+  };
+}
+
+export interface ReportWriterOptions {
+  pod: ReportPod;
+  /** Server-side apply of the ConfigMap. */
+  apply: (configMap: V1ConfigMap) => Promise<void>;
+  log: Logger;
+  /** Changes of one moment are written once (default 1 s). */
+  debounceMs?: number;
+  backoff?: Backoff;
+}
+
+export class ProbeReportWriter {
+  private latest?: string;
+  private written?: string;
+  private timer?: NodeJS.Timeout;
+  private writing = false;
+  private stopped = false;
+  private readonly backoff: Backoff;
+
+  constructor(private readonly opts: ReportWriterOptions) {
+    this.backoff = opts.backoff ?? new Backoff({ minMs: 1000, maxMs: 30_000, jitter: 0.2 });
+  }
+
+  /** The view now; written after the debounce if it differs from what was written. */
+  update(report: ProbeReport): void {
+    const text = serializeProbeReport(report);
+    // Nothing probed and nothing ever written: no report to make (most clusters have no checks).
+    if (this.written === undefined && report.probing === 0 && !report.unhealthy.length) return;
+    this.latest = text;
+    this.schedule(this.opts.debounceMs ?? 1000);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped || this.timer || this.writing) return;
+    this.timer = setTimeout(() => void this.write(), ms);
+    this.timer.unref();
+  }
+
+  private async write(): Promise<void> {
+    this.timer = undefined;
+    const text = this.latest;
+    if (text === undefined || text === this.written || this.stopped) return;
+    this.writing = true;
+    try {
+      await this.opts.apply(reportConfigMap(this.opts.pod, text));
+      this.written = text;
+      this.backoff.reset();
+      this.writing = false;
+      // A change that came while writing.
+      if (this.latest !== this.written) this.schedule(0);
+    } catch (err) {
+      this.writing = false;
+      const retryInMs = this.backoff.next();
+      this.opts.log.warn('probe report not written; the answers do not depend on it', {
+        configMap: `${this.opts.pod.namespace}/${probeReportName(this.opts.pod.name)}`,
+        error: String(err),
+        retryInMs,
+      });
+      this.schedule(retryInMs);
+    }
+  }
+}
