@@ -178,15 +178,16 @@ export class PodWalkthrough {
     };
   }
 
-  /** The LoadBalancer address of cluster-a's envoy Service: every node routes it to cluster-a's node. */
-  kuardAddress(): string {
+  /** The LoadBalancer address of a cluster's envoy Service: every node routes it to that cluster's node. */
+  kuardAddress(cluster = 'cluster-a'): string {
     return this.requireEnv()
-      .node('cluster-a')
+      .node(cluster)
       .loadBalancerCIDR.replace(/0\/24$/, '10');
   }
 
-  async deployKuard(): Promise<void> {
-    const a = this.kubectl('cluster-a');
+  /** examples/kuard.yaml in a cluster (cluster-a in the walkthrough), on its LoadBalancer address. */
+  async deployKuard(cluster = 'cluster-a'): Promise<void> {
+    const a = this.kubectl(cluster);
     const folder = writeOverlay(this.dir, 'kuard', 'kuard.yaml', [
       ['gcr.io/kuar-demo/kuard-amd64', this.ref('kuard')],
     ]);
@@ -196,7 +197,7 @@ export class PodWalkthrough {
     );
     await a.run(['apply', '-k', folder]);
     await a.run(['-n', 'projectcontour', 'wait', 'deployment/kuard', '--for=condition=Available', WAIT]);
-    // What a cloud controller writes; cluster-a's kube-proxy sends the address to the kuard pod.
+    // What a cloud controller writes; the cluster's kube-proxy sends the address to the kuard pod.
     await a.run([
       '-n',
       'projectcontour',
@@ -206,7 +207,7 @@ export class PodWalkthrough {
       '--subresource=status',
       '--type=merge',
       '-p',
-      JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: this.kuardAddress() }] } } }),
+      JSON.stringify({ status: { loadBalancer: { ingress: [{ ip: this.kuardAddress(cluster) }] } } }),
     ]);
   }
 

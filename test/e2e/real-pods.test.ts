@@ -14,6 +14,7 @@ import { NAMESPACE } from '../../demo/walkthrough.js';
 import { shardOfNamespace } from '../../operator/sharding/assignment.js';
 import { MEMBER_LABEL } from '../../operator/sharding/membership.js';
 import { shardLeaseName } from '../../operator/sharding/shard-leases.js';
+import { dig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import {
   changeFirstRecord,
@@ -331,5 +332,140 @@ describe('the walkthrough with real pods', () => {
     process.stderr.write(
       `CoreDNS pod ${old} deleted → ${replacement} Ready ${readyMs} ms, kuard answered by name ${Date.now() - began} ms\n`,
     );
+  }, 300_000);
+
+  it("fails over in cluster-b alone when iptables in cluster-b's node drops cluster-a's gateway; the GatewayDNS status says who from where", async () => {
+    const management = w.kubectl('management');
+    const env = w.requireEnv();
+    const shared = `kuard.gateway.${NAMESPACE}.clusters.xcc.test`;
+    const a = w.kuardAddress('cluster-a');
+    const b = w.kuardAddress('cluster-b');
+    // kuard in cluster-b too; the clusters' regions make cluster-a the first tier, cluster-b the second.
+    await w.deployKuard('cluster-b');
+    await management.run(['-n', NAMESPACE, 'label', 'cluster', 'cluster-a', 'region=eu', '--overwrite']);
+    await management.run(['-n', NAMESPACE, 'label', 'cluster', 'cluster-b', 'region=us', '--overwrite']);
+    const policy = {
+      answer: 'failover',
+      failover: [{ clusterSelector: { matchLabels: { region: 'eu' } } }],
+      healthCheck: { protocol: 'HTTP', path: '/healthy', periodSeconds: 1, timeoutSeconds: 1 },
+    };
+    const gatewayDns = ['-n', NAMESPACE, 'gatewaydns/dev-team-gateway-dns'];
+    await management.run(['patch', ...gatewayDns, '--type=merge', '-p', JSON.stringify({ spec: policy })]);
+    // Each cluster's dns-server Service, as the host reaches it (a route to each service range).
+    const dnsIp: Record<string, string> = {};
+    for (const cluster of ['cluster-a', 'cluster-b'])
+      dnsIp[cluster] = (
+        await w
+          .kubectl(cluster)
+          .run(['-n', 'capi-dns', 'get', 'service', 'capi-dns-server', '-o', 'jsonpath={.spec.clusterIP}'])
+      ).trim();
+    const answers = async (cluster: string) =>
+      (await dig(53, ['+short', '+tries=1', '+time=1', shared, 'A'], dnsIp[cluster]!)).stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .sort();
+    const answering = (cluster: string, want: string[], timeoutMs = 60_000) =>
+      eventually(
+        async () => {
+          const got = await answers(cluster);
+          if (JSON.stringify(got) !== JSON.stringify(want))
+            throw new Error(`${cluster} answers ${got.join(' ') || 'nothing'}, want ${want.join(' ')}`);
+        },
+        timeoutMs,
+        100,
+      );
+    const status = async () =>
+      JSON.parse(await management.run(['get', ...gatewayDns, '-o', 'json'])) as {
+        status?: {
+          conditions?: { type: string; status: string; reason: string; message: string }[];
+          clusters?: { cluster: string; health?: unknown }[];
+        };
+      };
+    const degraded = async () => (await status()).status?.conditions?.find((c) => c.type === 'Degraded');
+    await answering('cluster-a', [a]);
+    await answering('cluster-b', [a]);
+    await eventually(
+      async () => expect(await degraded()).toMatchObject({ reason: 'AllHealthy' }),
+      60_000,
+      500,
+    );
+
+    const netns = env.node('cluster-b').netns;
+    // The dns-server pods' probes leave cluster-b's node through its FORWARD chain, the node's own through OUTPUT.
+    const rules = [
+      ['FORWARD', '-d', a, '-j', 'DROP'],
+      ['OUTPUT', '-d', a, '-j', 'DROP'],
+    ];
+    const iptables = (op: '-I' | '-D', rule: string[]) =>
+      execFileSync('ip', ['netns', 'exec', netns, 'iptables', op, ...rule], { stdio: 'pipe' });
+    const began = Date.now();
+    for (const rule of rules) iptables('-I', rule);
+    try {
+      await answering('cluster-b', [b], 20_000);
+      const failoverMs = Date.now() - began;
+      // cluster-a still reaches its own gateway: it keeps answering it, as its Kubernetes API always said.
+      expect(await answers('cluster-a')).toEqual([a]);
+      await eventually(
+        async () =>
+          expect(await degraded()).toMatchObject({
+            status: 'True',
+            reason: 'FailedOver',
+            message:
+              'cluster-a unhealthy from 1 of 2 reporting clusters (cluster-b); failed over from tier 0 to tier 1 (cluster-b) in cluster-b',
+          }),
+        30_000,
+        500,
+      );
+      expect((await status()).status?.clusters?.find((c) => c.cluster === 'cluster-a')?.health).toEqual({
+        healthyFrom: 1,
+        reportingClusters: 2,
+        unhealthyFrom: ['cluster-b'],
+      });
+      // A pod of cluster-b reaches kuard by the shared name through CoreDNS: cluster-b's own now.
+      await eventually(
+        async () => {
+          const out = await w
+            .kubectl('cluster-b')
+            .run([...w.curlArgs('kuard-failover-test').slice(0, -1), `http://${shared}`]);
+          if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
+        },
+        60_000,
+        1_000,
+      );
+      process.stderr.write(
+        `cluster-b's node cut off from cluster-a's gateway → cluster-b's dns-server answers cluster-b's: ${failoverMs} ms\n`,
+      );
+    } finally {
+      for (const rule of rules) iptables('-D', rule);
+    }
+    const back = Date.now();
+    await answering('cluster-b', [a], 20_000);
+    process.stderr.write(
+      `the rule removed → cluster-b answers cluster-a's gateway again: ${Date.now() - back} ms\n`,
+    );
+    await eventually(
+      async () => expect(await degraded()).toMatchObject({ reason: 'AllHealthy' }),
+      30_000,
+      500,
+    );
+    const events = await management.run([
+      '-n',
+      NAMESPACE,
+      'get',
+      'events',
+      '--field-selector',
+      'involvedObject.name=dev-team-gateway-dns',
+      '-o',
+      'jsonpath={.items[*].reason}',
+    ]);
+    expect(events.split(' ')).toEqual(expect.arrayContaining(['FailedOver', 'Recovered']));
+    await management.run([
+      'patch',
+      ...gatewayDns,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { answer: null, failover: null, healthCheck: null } }),
+    ]);
   }, 300_000);
 });
