@@ -6,9 +6,17 @@
 import { parseArgs } from 'node:util';
 import { PodWalkthrough } from './pods.js';
 import { Interrupted, printProgress, StepError } from './steps.js';
-import { addressesFor, KUARD_NAME, MANAGEMENT, NAMESPACE, Walkthrough } from './walkthrough.js';
+import {
+  addressesFor,
+  KUARD_NAME,
+  KUARD_SHARED_NAME,
+  MANAGEMENT,
+  NAMESPACE,
+  Walkthrough,
+  type FailoverTimes,
+} from './walkthrough.js';
 
-const HELP = `Usage: npm run demo [-- --pods] [-- --once] [-- --address-prefix 127.0.10]
+const HELP = `Usage: npm run demo [-- --pods] [-- --failover] [-- --once] [-- --address-prefix 127.0.10]
 
 Runs the capi-dns walkthrough on this machine (as root).
 
@@ -19,6 +27,9 @@ Runs the capi-dns walkthrough on this machine (as root).
   (without --pods)   the operator, dns-servers and CoreDNS as local processes: binds
                      port 53 and 80 on loopback addresses and uses a private mount
                      namespace for the "pod" resolver
+  --failover         then failover between clusters (examples/README.md): kuard in cluster-c
+                     too, tiers cluster-a then cluster-c; cluster-a's kuard stopped, the curl
+                     from cluster-b answered by cluster-c's within seconds, and back
   --once             run the steps, print the response, stop everything
   --address-prefix   the 127.x.y prefix of the loopback addresses, without --pods
                      (default 127.0.10)
@@ -30,6 +41,7 @@ async function main(): Promise<number> {
     options: {
       pods: { type: 'boolean', default: false },
       once: { type: 'boolean', default: false },
+      failover: { type: 'boolean', default: false },
       'address-prefix': { type: 'string', default: '127.0.10' },
       help: { type: 'boolean', default: false },
     },
@@ -38,7 +50,13 @@ async function main(): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  return values.pods ? runPods(values.once) : runProcesses(values.once, values['address-prefix']);
+  return values.pods
+    ? runPods(values.once, values.failover)
+    : runProcesses(values.once, values['address-prefix'], values.failover);
+}
+
+function failoverLine(times: FailoverTimes, stopped: string, started: string): string {
+  return `Failover: cluster-a's kuard ${stopped} → cluster-b's curl of ${KUARD_SHARED_NAME} answered by cluster-c's in ${times.failoverMs} ms; ${started} → by cluster-a's in ${times.recoveryMs} ms\n\n`;
 }
 
 function untilSignal(): Promise<void> {
@@ -48,11 +66,11 @@ function untilSignal(): Promise<void> {
   });
 }
 
-async function runProcesses(once: boolean, addressPrefix: string): Promise<number> {
+async function runProcesses(once: boolean, addressPrefix: string, failover: boolean): Promise<number> {
   const addresses = addressesFor(addressPrefix);
   let walkthrough: Walkthrough;
   try {
-    walkthrough = await Walkthrough.run({ addresses, progress: printProgress });
+    walkthrough = await Walkthrough.run({ addresses, progress: printProgress, failover });
   } catch (err) {
     if (err instanceof StepError) {
       process.stderr.write(`\n${err.message}\n`);
@@ -64,6 +82,8 @@ async function runProcesses(once: boolean, addressPrefix: string): Promise<numbe
     const pod = walkthrough.workload('cluster-b').pod;
     const response = await pod.curl(`http://${KUARD_NAME}`);
     process.stdout.write(`\n$ curl http://${KUARD_NAME}   # from a pod in cluster-b\n${response}\n`);
+    const times = walkthrough.failoverTimes;
+    if (times) process.stdout.write(failoverLine(times, 'stopped', 'started again'));
     if (once) return 0;
     const env = walkthrough.env?.info;
     const kubeconfig = (name: string) => env?.clusters.find((c) => c.name === name)?.kubeconfig ?? '';
@@ -72,8 +92,14 @@ async function runProcesses(once: boolean, addressPrefix: string): Promise<numbe
   kubectl --kubeconfig ${kubeconfig('cluster-b')} -n capi-dns get dnsrecordsets -o yaml
   kubectl --kubeconfig ${kubeconfig('cluster-b')} -n kube-system get configmap coredns -o yaml
   dig @${addresses.coreDns['cluster-b']} ${KUARD_NAME}
-  dig @${addresses.coreDns['cluster-b']} kuard.gateway.${NAMESPACE}.clusters.xcc.test
-  ${pod.shell(`curl http://${KUARD_NAME}`)}
+  dig @${addresses.coreDns['cluster-b']} ${KUARD_SHARED_NAME}
+  ${pod.shell(`curl http://${KUARD_NAME}`)}${
+    times
+      ? `
+  ${walkthrough.managementKubectl().line(['-n', NAMESPACE, 'get', 'gatewaydns', '-o', 'wide'])}   # Degraded
+  ${walkthrough.managementKubectl().line(['-n', NAMESPACE, 'get', 'gatewaydns', 'dev-team-gateway-dns', '-o', 'jsonpath={.status.clusters[*].health}'])}`
+      : ''
+  }
 kubectl is ${walkthrough.managementKubectl().binary}; logs are in ${walkthrough.logDir}
 Press Ctrl-C to stop everything.
 `);
@@ -85,7 +111,7 @@ Press Ctrl-C to stop everything.
   }
 }
 
-async function runPods(once: boolean): Promise<number> {
+async function runPods(once: boolean, failover: boolean): Promise<number> {
   // From the start: Ctrl-C during a step must still stop the nodes (their
   // containers, mounts, network namespaces and links) before we exit.
   const interrupt = new AbortController();
@@ -108,6 +134,7 @@ async function runPods(once: boolean): Promise<number> {
       progress: printProgress,
       signal: interrupt.signal,
       keepLogsOnFailure: true,
+      failover,
     });
   } catch (err) {
     if (err instanceof Interrupted) return 130;
@@ -123,6 +150,7 @@ async function runPods(once: boolean): Promise<number> {
     const response = await w.curlFromClusterB('kuard-test', []);
     const b = w.kubectl('cluster-b');
     process.stdout.write(`\n$ ${b.line(args)}\n${response}\n`);
+    if (w.failoverTimes) process.stdout.write(failoverLine(w.failoverTimes, 'scaled to 0', 'scaled back'));
     if (once) return 0;
     const env = w.requireEnv();
     const node = env.node('cluster-b');

@@ -22,7 +22,15 @@ import { writeOverlay } from './overlay.js';
 import { installCoreDns, installDnsServers, installOperator, type NodeInstall } from './install.js';
 import { collectPodLogs } from './pod-logs.js';
 import { StepRunner, type Progress } from './steps.js';
-import { CLUSTERS, KUARD_NAME, MANAGEMENT, NAMESPACE } from './walkthrough.js';
+import {
+  CLUSTERS,
+  FAILOVER_CLUSTERS,
+  KUARD_NAME,
+  KUARD_SHARED_NAME,
+  MANAGEMENT,
+  NAMESPACE,
+  type FailoverTimes,
+} from './walkthrough.js';
 
 /** One step of the walkthrough: the demo prints its title, the e2e test names a test after it. */
 export interface PodStep {
@@ -36,6 +44,8 @@ export interface PodWalkthroughOptions {
   signal?: AbortSignal;
   /** On a failed step collect the nodes', pods' and API servers' logs and keep them (the demo). */
   keepLogsOnFailure?: boolean;
+  /** Then failover between clusters (examples/README.md): cluster-c with kuard too, the second tier. */
+  failover?: boolean;
 }
 
 const WAIT = '--timeout=120s';
@@ -85,8 +95,42 @@ export class PodWalkthrough {
     },
   ];
 
+  /** After the walkthrough with --failover: examples/README.md "Failover between clusters". */
+  static readonly failoverSteps: readonly PodStep[] = [
+    {
+      title:
+        'Deploy kuard in cluster-c too; label cluster-a region=eu and cluster-c region=us; apply examples/gateway-dns-failover.yaml (tiers cluster-a then cluster-c, HTTP checks every 2 s from every cluster)',
+      run: (w) => w.applyFailover(),
+    },
+    {
+      title: `kubectl run … -- curl http://${KUARD_SHARED_NAME} in cluster-b: cluster-a's kuard answers`,
+      run: (w) => w.sharedAnsweredBy('cluster-a').then(() => undefined),
+    },
+    {
+      title:
+        "kubectl -n projectcontour scale deployment kuard --replicas=0 in cluster-a: the same curl answers from cluster-c's kuard",
+      run: async (w) => {
+        const began = Date.now();
+        await w.scaleKuard('cluster-a', 0);
+        await w.sharedAnsweredBy('cluster-c');
+        w.failoverTimes = { failoverMs: Date.now() - began, recoveryMs: 0 };
+      },
+    },
+    {
+      title: "Scale cluster-a's kuard back to 1: the curl answers from cluster-a's again",
+      run: async (w) => {
+        const began = Date.now();
+        await w.scaleKuard('cluster-a', 1);
+        await w.sharedAnsweredBy('cluster-a');
+        w.failoverTimes = { failoverMs: w.failoverTimes?.failoverMs ?? 0, recoveryMs: Date.now() - began };
+      },
+    },
+  ];
+
   readonly dir: string;
   readonly logDir: string;
+  readonly clusters: readonly string[];
+  failoverTimes?: FailoverTimes;
   env?: TestEnv;
   images?: Map<string, BuiltImage>;
   /** How long the first curl took to be answered after its first try, in ms. */
@@ -97,7 +141,8 @@ export class PodWalkthrough {
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-pods-'));
     this.logDir = path.join(this.dir, 'logs');
     mkdirSync(this.logDir);
-    this.runner = new StepRunner(PodWalkthrough.steps.length, this.logDir, opts.progress, opts.signal);
+    this.clusters = opts.failover ? FAILOVER_CLUSTERS : CLUSTERS;
+    this.runner = new StepRunner(this.stepsToRun().length, this.logDir, opts.progress, opts.signal);
     // Stopping the environment makes whatever a step awaits fail at once.
     opts.signal?.addEventListener('abort', () => void this.stop(), { once: true });
   }
@@ -106,7 +151,7 @@ export class PodWalkthrough {
   static async run(opts: PodWalkthroughOptions = {}): Promise<PodWalkthrough> {
     const w = new PodWalkthrough(opts);
     try {
-      for (const step of PodWalkthrough.steps) await w.runner.run(step.title, () => step.run(w));
+      for (const step of w.stepsToRun()) await w.runner.run(step.title, () => step.run(w));
       return w;
     } catch (err) {
       const keepLogs = (opts.keepLogsOnFailure ?? false) && !opts.signal?.aborted;
@@ -114,6 +159,69 @@ export class PodWalkthrough {
       await w.stop({ keepLogs });
       throw err;
     }
+  }
+
+  stepsToRun(): readonly PodStep[] {
+    return this.opts.failover
+      ? [...PodWalkthrough.steps, ...PodWalkthrough.failoverSteps]
+      : PodWalkthrough.steps;
+  }
+
+  async applyFailover(): Promise<void> {
+    await this.deployKuard('cluster-c');
+    const management = this.kubectl(MANAGEMENT);
+    for (const [cluster, region] of [
+      ['cluster-a', 'eu'],
+      ['cluster-c', 'us'],
+    ] as const)
+      await management.run(['-n', NAMESPACE, 'label', 'cluster', cluster, `region=${region}`, '--overwrite']);
+    await management.run(['apply', '-f', path.join(repoRoot(), 'examples', 'gateway-dns-failover.yaml')]);
+    // Published and probed: every dns-server has reported its view, and all is healthy.
+    await eventually(
+      () =>
+        management.run([
+          '-n',
+          NAMESPACE,
+          'wait',
+          '--for=condition=Degraded=False',
+          '--timeout=2s',
+          'gatewaydns/dev-team-gateway-dns',
+        ]),
+      60_000,
+      500,
+    );
+  }
+
+  async scaleKuard(cluster: string, replicas: number): Promise<void> {
+    await this.kubectl(cluster).run([
+      '-n',
+      'projectcontour',
+      'scale',
+      'deployment/kuard',
+      `--replicas=${replicas}`,
+    ]);
+  }
+
+  /**
+   * Until a pod of cluster-b curls kuard by the cluster-independent name and reaches `cluster`'s
+   * LoadBalancer address (curl's remote_ip: every kuard pod says the same but its name).
+   */
+  async sharedAnsweredBy(cluster: string, timeoutMs = 90_000): Promise<string> {
+    const want = this.kuardAddress(cluster);
+    let n = 0;
+    return eventually(
+      async () => {
+        const pod = `kuard-shared-${n++}`;
+        const args = this.curlArgs(pod, ['-sS', '--max-time', '5', '-w', '\\nremote %{remote_ip}\\n']);
+        args[args.length - 1] = `http://${KUARD_SHARED_NAME}`;
+        const out = await this.kubectl('cluster-b').run(args);
+        if (!out.includes('kuard: hello from') || !out.includes(`remote ${want}`))
+          throw new Error(`not answered by ${cluster}'s kuard (${want}): ${out}`);
+        return out;
+      },
+      timeoutMs,
+      500,
+    );
   }
 
   requireEnv(): TestEnv {
@@ -137,11 +245,11 @@ export class PodWalkthrough {
 
   async startClusters(): Promise<void> {
     if (!this.images) throw new Error('pod walkthrough: the images are not built yet');
-    ({ env: this.env } = await startWithNodes([...CLUSTERS], this.images));
+    ({ env: this.env } = await startWithNodes([...this.clusters], this.images));
   }
 
   async installCoreDns(): Promise<void> {
-    await installCoreDns(this.install(), CLUSTERS);
+    await installCoreDns(this.install(), this.clusters);
   }
 
   async registerClusters(): Promise<void> {
@@ -149,7 +257,7 @@ export class PodWalkthrough {
     const management = env.kubeConfig(MANAGEMENT);
     // The test environment's minimal infrastructure and control plane providers.
     await installCrds(management, readManifests(path.join(repoRoot(), 'test', 'fixtures')));
-    for (const cluster of CLUSTERS)
+    for (const cluster of this.clusters)
       await registerWorkloadCluster(management, {
         namespace: NAMESPACE,
         cluster,
@@ -163,7 +271,7 @@ export class PodWalkthrough {
   }
 
   async installDnsServers(): Promise<void> {
-    await installDnsServers(this.install(), MANAGEMENT, NAMESPACE, CLUSTERS);
+    await installDnsServers(this.install(), MANAGEMENT, NAMESPACE, this.clusters);
   }
 
   /** What demo/install.ts needs of this walkthrough, once the images are built and the clusters run. */
@@ -218,7 +326,7 @@ export class PodWalkthrough {
       NAMESPACE,
       'label',
       'cluster',
-      ...CLUSTERS,
+      ...this.clusters,
       'hasContour=true',
       '--overwrite',
     ]);
@@ -231,7 +339,7 @@ export class PodWalkthrough {
       '--for=condition=Ready',
       '--timeout=60s',
     ]);
-    for (const cluster of CLUSTERS)
+    for (const cluster of this.clusters)
       await eventually(
         async () => {
           if (!(await this.corefile(cluster)).includes('xcc.test:53'))

@@ -27,12 +27,18 @@ import { StepRunner, type Progress } from './steps.js';
 export const MANAGEMENT = 'management';
 export const NAMESPACE = 'dev-team';
 export const CLUSTERS = ['cluster-a', 'cluster-b'] as const;
+/** --failover: kuard in cluster-c too, the second tier. */
+export const FAILOVER_CLUSTERS = ['cluster-a', 'cluster-b', 'cluster-c'] as const;
 export const KUARD_NAME = `kuard.gateway.cluster-a.${NAMESPACE}.clusters.${DEFAULT_ZONE}`;
+/** The cluster-independent name: the traffic policy decides which cluster's kuard it answers. */
+export const KUARD_SHARED_NAME = `kuard.gateway.${NAMESPACE}.clusters.${DEFAULT_ZONE}`;
 
 /** Loopback addresses of one run; the demo and the e2e test use different ones so both can run at once. */
 export interface Addresses {
   operatorHealth: string;
   kuard: string;
+  /** --failover: cluster-c's kuard. */
+  kuardC: string;
   coreDns: Record<string, string>;
   dnsServer: Record<string, string>;
 }
@@ -41,8 +47,9 @@ export function addressesFor(prefix: string): Addresses {
   return {
     operatorHealth: `${prefix}.1:8081`,
     kuard: `${prefix}.50`,
-    coreDns: { 'cluster-a': `${prefix}.11`, 'cluster-b': `${prefix}.12` },
-    dnsServer: { 'cluster-a': `${prefix}.21`, 'cluster-b': `${prefix}.22` },
+    kuardC: `${prefix}.53`,
+    coreDns: { 'cluster-a': `${prefix}.11`, 'cluster-b': `${prefix}.12`, 'cluster-c': `${prefix}.13` },
+    dnsServer: { 'cluster-a': `${prefix}.21`, 'cluster-b': `${prefix}.22`, 'cluster-c': `${prefix}.23` },
   };
 }
 
@@ -51,6 +58,17 @@ export interface WalkthroughOptions {
   progress?: Progress;
   /** On a failed step keep the logs for the user (the demo); tests put the logs' tails in the error instead. */
   keepLogsOnFailure?: boolean;
+  /**
+   * Then the failover walkthrough (examples/README.md "Failover between clusters"): kuard in
+   * cluster-c too, tiers cluster-a then cluster-c, cluster-a's kuard stopped and started again.
+   */
+  failover?: boolean;
+}
+
+/** What the failover steps measured: from kuard stopped (started) to cluster-b's curl answered by the other. */
+export interface FailoverTimes {
+  failoverMs: number;
+  recoveryMs: number;
 }
 
 interface WorkloadParts {
@@ -68,6 +86,9 @@ export class Walkthrough {
   env?: TestEnv;
   operator?: ManagedProcess;
   kuard?: Kuard;
+  kuardC?: Kuard;
+  failoverTimes?: FailoverTimes;
+  readonly clusters: readonly string[];
   readonly workloads = new Map<string, WorkloadParts>();
   private readonly coreDnsProcesses: CoreDnsProcess[] = [];
   private management?: Kubectl;
@@ -78,10 +99,16 @@ export class Walkthrough {
     this.logDir = path.join(this.dir, 'logs');
     mkdirSync(this.logDir);
     this.processes = new ProcessGroup(this.logDir);
-    this.steps = new StepRunner(Walkthrough.STEPS, this.logDir, opts.progress);
+    this.clusters = opts.failover ? FAILOVER_CLUSTERS : CLUSTERS;
+    this.steps = new StepRunner(
+      Walkthrough.STEPS + (opts.failover ? Walkthrough.FAILOVER_STEPS : 0),
+      this.logDir,
+      opts.progress,
+    );
   }
 
   static readonly STEPS = 8;
+  static readonly FAILOVER_STEPS = 4;
 
   /** Runs every step; on failure stops what it started and throws a StepError. */
   static async run(opts: WalkthroughOptions): Promise<Walkthrough> {
@@ -105,19 +132,21 @@ export class Walkthrough {
     const root = repoRoot();
     const a = this.opts.addresses;
 
+    const clusters = this.clusters;
+    const named = `${clusters.slice(0, -1).join(', ')} and ${clusters.at(-1)}`;
     const env = await this.step(
-      'Start the management cluster (with Cluster API v1.14 controllers), cluster-a and cluster-b (etcd + kube-apiservers)',
-      () => TestEnv.start({ workloadClusters: [...CLUSTERS] }),
+      `Start the management cluster (with Cluster API v1.14 controllers), ${named} (etcd + kube-apiservers)`,
+      () => TestEnv.start({ workloadClusters: [...clusters] }),
     );
     this.env = env;
     const management = new Kubectl(binPath('kubectl'), env.cluster(MANAGEMENT).kubeconfig);
     this.management = management;
 
     await this.step(
-      'Register cluster-a and cluster-b with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets',
+      `Register ${named} with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets`,
       async () => {
         await installCrds(env.kubeConfig(MANAGEMENT), readManifests(path.join(root, 'test', 'fixtures')));
-        for (const cluster of CLUSTERS)
+        for (const cluster of clusters)
           await registerWorkloadCluster(env.kubeConfig(MANAGEMENT), {
             namespace: NAMESPACE,
             cluster,
@@ -133,7 +162,7 @@ export class Walkthrough {
     });
 
     await this.step('Install the dns-server and CoreDNS in each workload cluster', async () => {
-      for (const cluster of CLUSTERS) await this.installWorkload(cluster);
+      for (const cluster of clusters) await this.installWorkload(cluster);
     });
 
     await this.step('Deploy kuard behind a LoadBalancer Service in cluster-a', async () => {
@@ -144,7 +173,7 @@ export class Walkthrough {
     });
 
     await this.step('Label the Clusters hasContour=true and apply the GatewayDNS', async () => {
-      for (const cluster of CLUSTERS)
+      for (const cluster of clusters)
         await management.run([
           '-n',
           NAMESPACE,
@@ -176,6 +205,88 @@ export class Walkthrough {
     await this.step(`curl http://${KUARD_NAME} from a pod in cluster-b`, () =>
       eventually(() => this.workload('cluster-b').pod.curl(`http://${KUARD_NAME}`), 30_000, 250),
     );
+    if (this.opts.failover) await this.failoverSteps();
+  }
+
+  /** examples/README.md "Failover between clusters", as a user runs it. */
+  private async failoverSteps(): Promise<void> {
+    const root = repoRoot();
+    const a = this.opts.addresses;
+    const management = this.managementKubectl();
+    const shared = `http://${KUARD_SHARED_NAME}`;
+    const pod = this.workload('cluster-b').pod;
+    const answeredBy = (cluster: string, timeoutMs: number) =>
+      eventually(
+        async () => {
+          const out = await pod.curl(shared);
+          if (!out.includes(`hello from ${cluster} `)) throw new Error(`answered by another kuard: ${out}`);
+          return out;
+        },
+        timeoutMs,
+        100,
+      );
+    await this.step(
+      'Deploy kuard in cluster-c too; label cluster-a region=eu and cluster-c region=us; apply examples/gateway-dns-failover.yaml (tiers cluster-a then cluster-c, HTTP checks every 2 s from every cluster)',
+      async () => {
+        await this.workload('cluster-c').kubectl.run([
+          'apply',
+          '-f',
+          path.join(root, 'examples', 'kuard.yaml'),
+        ]);
+        this.kuardC = await startKuard(a.kuardC, 'cluster-c');
+        await this.setLoadBalancerAddress('cluster-c', a.kuardC);
+        for (const [cluster, region] of [
+          ['cluster-a', 'eu'],
+          ['cluster-c', 'us'],
+        ] as const)
+          await management.run([
+            '-n',
+            NAMESPACE,
+            'label',
+            'cluster',
+            cluster,
+            `region=${region}`,
+            '--overwrite',
+          ]);
+        await management.run(['apply', '-f', path.join(root, 'examples', 'gateway-dns-failover.yaml')]);
+        // Published and probed: every dns-server has reported its view, and all is healthy.
+        await eventually(
+          () =>
+            management.run([
+              '-n',
+              NAMESPACE,
+              'wait',
+              '--for=condition=Degraded=False',
+              '--timeout=2s',
+              'gatewaydns/dev-team-gateway-dns',
+            ]),
+          60_000,
+          500,
+        );
+      },
+    );
+    await this.step(`curl ${shared} from a pod in cluster-b: cluster-a's kuard answers`, () =>
+      answeredBy('cluster-a', 30_000),
+    );
+    await this.step(
+      "Stop cluster-a's kuard (its Kubernetes objects unchanged): the same curl answers from cluster-c",
+      async () => {
+        await this.kuard?.close();
+        this.kuard = undefined;
+        const began = Date.now();
+        await answeredBy('cluster-c', 30_000);
+        this.failoverTimes = { failoverMs: Date.now() - began, recoveryMs: 0 };
+      },
+    );
+    await this.step("Start cluster-a's kuard again: the curl answers from cluster-a again", async () => {
+      this.kuard = await startKuard(a.kuard, 'cluster-a');
+      const began = Date.now();
+      await answeredBy('cluster-a', 30_000);
+      this.failoverTimes = {
+        failoverMs: this.failoverTimes?.failoverMs ?? 0,
+        recoveryMs: Date.now() - began,
+      };
+    });
   }
 
   workload(cluster: string): WorkloadParts {
@@ -263,6 +374,9 @@ export class Walkthrough {
       // A local process with no kube-proxy in front: Ctrl-C stops it at once.
       '--lameduck',
       '0s',
+      // Its probe report (--failover's health checks) for the GatewayDNS status, named as a Pod's would be.
+      '--pod-name',
+      `capi-dns-server-${cluster}`,
     ]);
     await waitForHttp(`http://${dnsServerAddress}:${healthPort}/readyz`, dnsServer);
     await waitForHttp(`http://${dnsServerAddress}:${healthPort}/healthz`, dnsServer);
@@ -301,6 +415,7 @@ export class Walkthrough {
         .catch((err: unknown) => process.stderr.write(`walkthrough: stopping CoreDNS: ${String(err)}\n`));
     await this.processes.stopAll();
     await this.kuard?.close();
+    await this.kuardC?.close();
     await this.env?.stop();
     if (!opts.keepLogs) rmSync(this.dir, { recursive: true, force: true });
   }
