@@ -58,7 +58,7 @@ export class PodWalkthrough {
     },
     {
       title:
-        'Start the management cluster (with Cluster API v1.14 controllers), cluster-a and cluster-b, each with a node (containerd, kubelet, kube-proxy) and a controller-manager and scheduler',
+        'Start the management cluster (with Cluster API v1.14 controllers), cluster-a and cluster-b (and cluster-c with --failover), each with a node (containerd, kubelet, kube-proxy) and a controller-manager and scheduler',
       run: (w) => w.startClusters(),
     },
     {
@@ -67,7 +67,7 @@ export class PodWalkthrough {
     },
     {
       title:
-        'Register cluster-a and cluster-b with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets',
+        'Register the workload clusters with Cluster API as a provider does: v1beta2 Clusters in dev-team, their provider objects provisioned, their kubeconfig Secrets',
       run: (w) => w.registerClusters(),
     },
     {
@@ -86,7 +86,7 @@ export class PodWalkthrough {
     },
     {
       title:
-        'Label the Clusters hasContour=true, apply the GatewayDNS; it is Ready and both Corefiles forward the zone',
+        'Label the Clusters hasContour=true, apply the GatewayDNS; it is Ready and every Corefile forwards the zone',
       run: (w) => w.applyGatewayDns(),
     },
     {
