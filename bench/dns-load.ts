@@ -8,6 +8,7 @@ import readline from 'node:readline';
 import { stringify } from 'yaml';
 import { asRecordSets, generateZone, prng, type GeneratedZone } from '../test/support/dnszone.js';
 import { stopChild } from '../test/support/stop-child.js';
+import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
 
 export const ZONE = 'xcc.test';
 
@@ -152,6 +153,8 @@ export async function startBuild(
   opts: { nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<ServerProcess> {
   const args = [
+    // As deployed (the image's entrypoint), then what the bench adds.
+    ...DNS_SERVER_NODE_FLAGS,
     ...(opts.nodeArgs ?? []),
     path.join(dist, 'dns-server', 'main.js'),
     ...['--listen', '127.0.0.1:0', '--health-listen', '127.0.0.1:0', '--zone', ZONE],

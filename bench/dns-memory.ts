@@ -25,6 +25,7 @@ import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
 import { memoryMb } from './proc.js';
+import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
 
 const CLUSTER = 'cluster-mem';
 
@@ -58,6 +59,7 @@ function startServer(
   const child = spawn(
     process.execPath,
     [
+      ...DNS_SERVER_NODE_FLAGS,
       path.join(dist, 'dns-server', 'main.js'),
       '--listen=127.0.0.1:0',
       '--zone=xcc.test',

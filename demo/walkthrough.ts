@@ -17,6 +17,7 @@ import {
   DNS_SERVER_SERVICE,
   FORWARD_ADDRESS_ANNOTATION,
 } from '../api/index.js';
+import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
 import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processes.js';
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
@@ -360,6 +361,7 @@ export class Walkthrough {
     ]);
     const healthPort = 8080;
     const dnsServer = this.processes.start(`dns-server-${cluster}`, process.execPath, [
+      ...DNS_SERVER_NODE_FLAGS,
       path.join(root, 'dist', 'dns-server', 'main.js'),
       '--listen',
       `${dnsServerAddress}:53`,

@@ -12,6 +12,7 @@ import { decode } from 'dns-packet';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
 import { withTimeout } from '../../operator/runtime/equal.js';
+import { DNS_SERVER_NODE_FLAGS } from '../../dns-server/node-flags.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -45,6 +46,7 @@ function track(child: ChildProcess, dir: string | undefined): () => Promise<void
 export async function startDnsServer(args: string[], opts: { health?: boolean } = {}): Promise<DnsProcess> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-server-'));
   const full = [
+    ...DNS_SERVER_NODE_FLAGS,
     path.join(repoRoot(), 'dist', 'dns-server', 'main.js'),
     ...(args.includes('--listen') ? [] : ['--listen', '127.0.0.1:0']),
     ...(opts.health ? ['--health-listen', '127.0.0.1:0'] : []),
