@@ -8,7 +8,7 @@ import readline from 'node:readline';
 import { stringify } from 'yaml';
 import { asRecordSets, generateZone, prng, type GeneratedZone } from '../test/support/dnszone.js';
 import { stopChild } from '../test/support/stop-child.js';
-import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
+import { DNS_SERVER_NODE_FLAGS } from '../scripts/images/dns-server-node-flags.js';
 
 export const ZONE = 'xcc.test';
 

@@ -25,7 +25,7 @@ import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
 import { memoryMb } from './proc.js';
-import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
+import { DNS_SERVER_NODE_FLAGS } from '../scripts/images/dns-server-node-flags.js';
 
 const CLUSTER = 'cluster-mem';
 

@@ -17,7 +17,7 @@ import {
   DNS_SERVER_SERVICE,
   FORWARD_ADDRESS_ANNOTATION,
 } from '../api/index.js';
-import { DNS_SERVER_NODE_FLAGS } from '../dns-server/node-flags.js';
+import { DNS_SERVER_NODE_FLAGS } from '../scripts/images/dns-server-node-flags.js';
 import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processes.js';
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';

@@ -19,7 +19,7 @@ import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage 
 import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
 import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
 import { debianComponents, npmComponents, spdxDocument, type SbomComponent } from './sbom.js';
-import { DNS_SERVER_NODE_FLAGS } from '../../dns-server/node-flags.js';
+import { DNS_SERVER_NODE_FLAGS } from './dns-server-node-flags.js';
 import { OPERATOR_NODE_FLAGS } from '../../operator/node-flags.js';
 
 /** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */

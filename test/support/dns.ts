@@ -12,7 +12,7 @@ import { decode } from 'dns-packet';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
 import { withTimeout } from '../../operator/runtime/equal.js';
-import { DNS_SERVER_NODE_FLAGS } from '../../dns-server/node-flags.js';
+import { DNS_SERVER_NODE_FLAGS } from '../../scripts/images/dns-server-node-flags.js';
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {

@@ -1,6 +1,8 @@
 // How the dns-server's Node runtime is started: by its image's entrypoint
-// (scripts/images) and by every test and benchmark that runs it
-// (test/support/dns.ts), so that what is measured is what is deployed.
+// (main.ts here) and by every test, benchmark and demo that runs it
+// (test/support/dns.ts, bench/dns-load.ts), so that what is measured is what
+// is deployed. Here, not in dns-server/, because the dns-server's own tests
+// import test/support and test/support must not import the dns-server back.
 //
 // --max-semi-space-size=16: with health checks the prober makes hundreds of
 // short-lived requests a second (1,000 targets every 2 s), and Node 24's V8 lets
