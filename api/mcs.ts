@@ -3,6 +3,7 @@
 // them: the names, labels and shapes the operator writes and the dns-server
 // reads. Types are of the fields we use; the CRDs (crds/mcs/, upstream's
 // files) are the full schema.
+import type { Condition } from './gatewaydns.js';
 
 export const MCS_GROUP = 'multicluster.x-k8s.io';
 export const MCS_VERSION = 'v1beta1';
@@ -41,6 +42,12 @@ export interface McsServicePort {
 
 export interface SessionAffinityConfig {
   clientIP?: { timeoutSeconds?: number };
+}
+
+/** ServiceImport status as the MCS API defines it: the exporting clusters, and conditions. */
+export interface ServiceImportStatus {
+  clusters?: { cluster: string }[];
+  conditions?: Condition[];
 }
 
 export interface ServiceImportSpec {

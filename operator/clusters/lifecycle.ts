@@ -12,6 +12,19 @@ export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
 export const CLUSTER_API_VERSION = 'v1beta2';
 export const CLUSTER_API_GROUP_VERSION = `${CLUSTER_API_GROUP}/${CLUSTER_API_VERSION}`;
 
+/** A Cluster as an Event's involved object (the recorder needs its version and kind, which a cached object lacks). */
+export function clusterEventTarget(metadata: { name?: string; namespace?: string; uid?: string }): {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; uid?: string };
+} {
+  return {
+    apiVersion: CLUSTER_API_GROUP_VERSION,
+    kind: 'Cluster',
+    metadata: { name: metadata.name ?? '', namespace: metadata.namespace, uid: metadata.uid },
+  };
+}
+
 /** The annotation that pauses one Cluster's reconciliation (cluster.x-k8s.io/paused, any value). */
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 

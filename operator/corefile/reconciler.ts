@@ -8,7 +8,7 @@
 // the resourceVersion it read so it never overwrites an edit it has not seen.
 import { objectKeyId, type ObjectKey } from '../runtime/workqueue.js';
 import {
-  CLUSTER_API_GROUP_VERSION,
+  clusterEventTarget,
   frozenBy,
   notConnectableYet,
   type ClusterObject,
@@ -164,13 +164,5 @@ export function forwardTarget(service: V1Service): string | undefined {
 }
 
 function eventTarget(cluster: CorefileCluster): EventTarget {
-  return {
-    apiVersion: CLUSTER_API_GROUP_VERSION,
-    kind: 'Cluster',
-    metadata: {
-      name: cluster.metadata.name,
-      namespace: cluster.metadata.namespace,
-      uid: cluster.metadata.uid,
-    },
-  };
+  return clusterEventTarget(cluster.metadata);
 }

@@ -2,6 +2,9 @@
 // cluster.clusterset.k8s.io (its id: its Cluster API name) and
 // clusterset.k8s.io (its ClusterSet), kept while it is a member and removed
 // (ours only) when it leaves. The CRD is created when the cluster lacks it.
+// KEP-2149 says a member's id must not change while it is a member: a property
+// someone else set (no managed-by label of ours) to another value is never
+// overwritten; the cluster is left out of the ClusterSet instead, and says why.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   ABOUT_GROUP,
@@ -35,6 +38,32 @@ export function propertyContent(p: Property): string {
   return canonical({ managedBy: p.metadata?.labels?.[MANAGED_BY_LABEL] ?? '', value: p.spec?.value ?? '' });
 }
 
+/**
+ * Why the cluster cannot be a member as `clusterId` of `clusterSet`: a property someone else set
+ * to another value (KEP-2149: the id is not changed under a member). undefined when each property
+ * is ours, absent, or someone else's with the same value (kept as it is).
+ */
+export function propertyConflict(
+  existing: readonly KubernetesObject[],
+  clusterId: string,
+  clusterSet: string,
+): string | undefined {
+  const conflicts = clusterPropertyObjects(clusterId, clusterSet).flatMap((want) => {
+    const name = want.metadata?.name ?? '';
+    const found = existing.find((o) => o.metadata?.name === name) as Property | undefined;
+    if (!found || found.metadata?.labels?.[MANAGED_BY_LABEL] === CONTROLLER_NAME) return [];
+    const value = found.spec?.value ?? '';
+    return value === want.spec?.value
+      ? []
+      : [
+          `ClusterProperty ${name} is ${JSON.stringify(value)}, set by someone else, not ${JSON.stringify(want.spec?.value)}`,
+        ];
+  });
+  return conflicts.length
+    ? `${conflicts.join('; ')}: left out of ClusterSet ${clusterSet} (KEP-2149: a member's id does not change); delete that ClusterProperty, or set it to the value capi-dns gives, for the cluster to join`
+    : undefined;
+}
+
 export class ClusterProperties {
   /** Clusters whose CRD is known to be there (checked once per client). */
   private readonly crdPresent = new WeakSet<RemoteCluster>();
@@ -47,16 +76,27 @@ export class ClusterProperties {
     },
   ) {}
 
-  /** The cluster is a member of `clusterSet` with id `clusterId`: both properties say so. Returns writes made. */
-  async keep(remote: RemoteCluster, clusterId: string, clusterSet: string): Promise<number> {
+  /**
+   * The cluster is a member of `clusterSet` with id `clusterId`: both properties say so, unless
+   * someone else's say otherwise (then nothing is written, and the conflict is returned).
+   */
+  async keep(
+    remote: RemoteCluster,
+    clusterId: string,
+    clusterSet: string,
+  ): Promise<{ written: number; conflict?: string }> {
     await this.ensureCrd(remote);
     const watch = remote.clusterProperties();
     await watch.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
     const why = remote.unreachableReason(watch);
     if (why) throw new Error(`ClusterProperties of ${remote.key} not read: ${why}`);
+    const conflict = propertyConflict(watch.list(), clusterId, clusterSet);
+    if (conflict) return { written: 0, conflict };
     let written = 0;
     for (const object of clusterPropertyObjects(clusterId, clusterSet)) {
       const existing = watch.get(object.metadata?.name ?? '') as Property | undefined;
+      // Someone else's with our value: theirs, left as it is.
+      if (existing && existing.metadata?.labels?.[MANAGED_BY_LABEL] !== CONTROLLER_NAME) continue;
       const r = await this.opts.writer.ensure(remote, existing, {
         object,
         content: propertyContent(object),
@@ -64,7 +104,7 @@ export class ClusterProperties {
       });
       if (r.changed) written++;
     }
-    return written;
+    return { written };
   }
 
   /** The cluster left its ClusterSet: our properties go (one someone else wrote stays). */

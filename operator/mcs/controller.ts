@@ -7,13 +7,13 @@
 import { MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import type { ClusterEvent } from '../clusters/cache.js';
-import { frozenBy } from '../clusters/lifecycle.js';
+import { clusterEventTarget, frozenBy } from '../clusters/lifecycle.js';
 import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { errorText } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
-import { ClusterProperties } from './cluster-properties.js';
+import { ClusterProperties, propertyConflict } from './cluster-properties.js';
 import { McsReconciler, serviceKeyId, type Member, type ServiceKey } from './reconciler.js';
 
 export interface McsControllerOptions {
@@ -45,6 +45,8 @@ export class McsController implements Runnable {
   private readonly seenSet = new Map<string, string | undefined>();
   /** ServiceExport generation and deletion per object: a status-only update (ours) enqueues nothing. */
   private readonly seenExport = new Map<string, string>();
+  /** Per "namespace/cluster", why it is left out of its ClusterSet (someone else's ClusterProperty). */
+  private readonly conflicts = new Map<string, string>();
 
   constructor(
     private readonly mgr: Manager,
@@ -53,7 +55,7 @@ export class McsController implements Runnable {
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.reconciler = new McsReconciler({
-      members: (ns) => (this.clusterSet(ns) ? this.clustersOf(ns) : []),
+      members: (ns) => this.membersOf(ns),
       allClusters: (ns) => this.clustersOf(ns),
       writer: mgr.writer,
       watches: mgr.watches,
@@ -124,7 +126,9 @@ export class McsController implements Runnable {
     const set = this.clusterSet(ns);
     const object = this.mgr.cache.clusterObjects.get(cluster, ns);
     if (set && object && !frozenBy(object)) {
-      await this.properties.keep(remote, cluster, set);
+      const { conflict } = await this.properties.keep(remote, cluster, set);
+      this.noteConflict(ns, cluster, conflict);
+      if (conflict) return;
       // The member's exports and our objects there: watched from now on, so that their events arrive.
       remote.serviceExports();
       remote.serviceImports();
@@ -199,6 +203,46 @@ export class McsController implements Runnable {
   private exported(ns: string, namespace: string, name: string): boolean {
     if (!this.clusterSet(ns)) return false;
     return this.clustersOf(ns).some((c) => c.remote?.serviceExports().get(name, namespace));
+  }
+
+  /**
+   * The ClusterSet's members: its Clusters, less those whose ClusterProperty someone else set to
+   * another id or set (read from the watched cache, so that a Service's reconcile needs no request).
+   */
+  private membersOf(ns: string): Member[] {
+    const set = this.clusterSet(ns);
+    if (!set) return [];
+    return this.clustersOf(ns).filter((m) => {
+      const remote = m.remote;
+      if (!remote?.watching('ClusterProperty')) return true;
+      return propertyConflict(remote.clusterProperties().list(), m.name, set) === undefined;
+    });
+  }
+
+  /** A conflict found or settled: an Event on the Cluster, and the Services reconciled without (or with) it. */
+  private noteConflict(ns: string, cluster: string, conflict: string | undefined): void {
+    const id = `${ns}/${cluster}`;
+    if (this.conflicts.get(id) === conflict) return;
+    const had = this.conflicts.has(id);
+    if (conflict) this.conflicts.set(id, conflict);
+    else this.conflicts.delete(id);
+    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
+    if (conflict) {
+      this.mgr.log.warn('cluster left out of its ClusterSet', { cluster: id, error: conflict });
+      if (object)
+        this.mgr.events.warning(clusterEventTarget(object.metadata), 'ClusterPropertyConflict', conflict);
+    } else if (had) {
+      this.mgr.log.info('cluster joins its ClusterSet: its ClusterProperty conflict is settled', {
+        cluster: id,
+      });
+      if (object)
+        this.mgr.events.normal(
+          clusterEventTarget(object.metadata),
+          'ClusterSetJoined',
+          "its ClusterProperty objects are capi-dns's again",
+        );
+    }
+    for (const key of this.keysOf(ns)) if (key.kind === 'service') this.queue.add(key);
   }
 
   private clusterSet(ns: string): string | undefined {

@@ -19,8 +19,16 @@ import {
   MCS_SOURCE_CLUSTER_LABEL,
   MCS_SOURCE_UNREACHABLE_ANNOTATION,
   SERVICE_NAME_LABEL,
+  type Condition,
   type ServiceImportSpec,
+  type ServiceImportStatus,
 } from '../../api/index.js';
+import {
+  IMPORT_REASONS,
+  IMPORT_SOURCES_REACHABLE,
+  setCondition,
+  type ConditionInput,
+} from '../model/conditions.js';
 import { canonical } from '../runtime/equal.js';
 import type { ImportDesired } from './desired.js';
 
@@ -28,6 +36,52 @@ const MAX_ENDPOINTS_PER_SLICE = 100;
 
 export interface ServiceImportObject extends KubernetesObject {
   spec?: ServiceImportSpec;
+  status?: ServiceImportStatus;
+}
+
+/**
+ * The import's status as the MCS API defines it (status.clusters: the clusters whose exports make
+ * it up, by their ClusterProperty id, which is their Cluster API name) and whether each of them
+ * answers; undefined when the object has it already, so that nothing unchanged is written (a
+ * restart writes nothing).
+ */
+export function serviceImportStatus(
+  desired: ImportDesired,
+  current: ServiceImportStatus | undefined,
+  generation: number | undefined,
+  now: Date,
+): ServiceImportStatus | undefined {
+  const unreachable = desired.endpoints
+    .filter((e) => e.unreachableSince !== undefined)
+    .sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
+  const reachable: ConditionInput = unreachable.length
+    ? {
+        type: IMPORT_SOURCES_REACHABLE,
+        status: 'False',
+        reason: IMPORT_REASONS.SourceUnreachable,
+        message: `${unreachable.map((e) => `${e.cluster} unreachable since ${e.unreachableSince}`).join('; ')}: its last known endpoints are kept`,
+        observedGeneration: generation,
+      }
+    : {
+        type: IMPORT_SOURCES_REACHABLE,
+        status: 'True',
+        reason: IMPORT_REASONS.AllReachable,
+        message: `every exporting cluster answers (${desired.clusters.length})`,
+        observedGeneration: generation,
+      };
+  const next: ServiceImportStatus = {
+    clusters: desired.clusters.map((cluster) => ({ cluster })),
+    conditions: setCondition(current?.conditions, reachable, now),
+  };
+  const same =
+    canonical(current?.clusters ?? []) === canonical(next.clusters) &&
+    canonical(stripTimes(current?.conditions)) === canonical(stripTimes(next.conditions));
+  return same ? undefined : next;
+}
+
+/** Conditions without lastTransitionTime: setCondition keeps it while the status stays. */
+function stripTimes(conditions: Condition[] | undefined): Omit<Condition, 'lastTransitionTime'>[] {
+  return (conditions ?? []).map(({ lastTransitionTime: _, ...rest }) => rest);
 }
 
 /** The derived Service of an import: a hash, so that no name a team may choose is taken and none is too long. */

@@ -14,7 +14,13 @@ import {
   type V1EndpointSlice,
   type V1Service,
 } from '@kubernetes/client-node';
-import { MCS_GROUP, MCS_VERSION, SERVICEEXPORT_PLURAL, type Condition } from '../../api/index.js';
+import {
+  MCS_GROUP,
+  MCS_VERSION,
+  SERVICEEXPORT_PLURAL,
+  SERVICEIMPORT_PLURAL,
+  type Condition,
+} from '../../api/index.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import type { WorkloadWatches } from '../clusters/workload-watches.js';
@@ -30,6 +36,7 @@ import {
   isOurs,
   serviceImportContent,
   serviceImportObject,
+  serviceImportStatus,
   sliceContent,
   sliceObjects,
   type ServiceImportObject,
@@ -229,16 +236,14 @@ export class McsReconciler {
     const existingImport = imports.get(name, namespace) as ServiceImportObject | undefined;
     if (want) {
       const object = serviceImportObject(namespace, name, want, ips);
-      if (
-        (
-          await writer.ensure(remote, existingImport, {
-            object,
-            content: serviceImportContent(object),
-            contentOf: serviceImportContent,
-          })
-        ).changed
-      )
-        written++;
+      const r = await writer.ensure(remote, existingImport, {
+        object,
+        content: serviceImportContent(object),
+        contentOf: serviceImportContent,
+      });
+      if (r.changed) written++;
+      const current = (r.applied as ServiceImportObject | undefined) ?? existingImport;
+      if (await this.writeImportStatus(remote, current, want)) written++;
     } else if (existingImport && isOurs(existingImport, name)) {
       if (
         await writer.delete(remote, refOf('multicluster.x-k8s.io/v1beta1', 'ServiceImport', existingImport))
@@ -351,6 +356,41 @@ export class McsReconciler {
         throw err;
       }
     }
+  }
+
+  /**
+   * status.clusters and SourcesReachable, through the status subresource (the spec's apply leaves
+   * status alone), only when they differ from what the object has.
+   */
+  private async writeImportStatus(
+    remote: RemoteCluster,
+    current: ServiceImportObject | undefined,
+    desired: ImportDesired,
+  ): Promise<boolean> {
+    const namespace = current?.metadata?.namespace ?? '';
+    const name = current?.metadata?.name ?? '';
+    if (!current) return false;
+    const status = serviceImportStatus(desired, current.status, current.metadata?.generation, new Date());
+    if (!status) return false;
+    await remote.write(
+      `status of ServiceImport ${namespace}/${name}`,
+      this.opts.requestTimeoutMs ?? 10_000,
+      () =>
+        this.customOf(remote).patchNamespacedCustomObjectStatus(
+          {
+            group: MCS_GROUP,
+            version: MCS_VERSION,
+            namespace,
+            plural: SERVICEIMPORT_PLURAL,
+            name,
+            // Merge patch replaces each list whole: both are complete here. The resourceVersion makes a
+            // status written over an import changed meanwhile fail (and retry).
+            body: { metadata: { resourceVersion: current.metadata?.resourceVersion }, status },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+    );
+    return true;
   }
 
   private customOf(remote: RemoteCluster): CustomObjectsApi {

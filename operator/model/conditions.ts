@@ -102,10 +102,21 @@ export const EXPORT_REASONS = {
 } as const;
 export type ExportReason = (typeof EXPORT_REASONS)[keyof typeof EXPORT_REASONS];
 
+/**
+ * On a ServiceImport we keep: whether every cluster whose exports make it up answers; when one does
+ * not, its last known endpoints stay in the import and the condition says which and since when.
+ */
+export const IMPORT_SOURCES_REACHABLE = 'SourcesReachable';
+export const IMPORT_REASONS = {
+  AllReachable: 'AllReachable',
+  SourceUnreachable: 'SourceUnreachable',
+} as const;
+export type ImportReason = (typeof IMPORT_REASONS)[keyof typeof IMPORT_REASONS];
+
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason: Reason | MirrorReason | ExportReason | HostnameReason | DegradedReason;
+  reason: Reason | MirrorReason | ExportReason | HostnameReason | DegradedReason | ImportReason;
   message: string;
   observedGeneration?: number;
 }

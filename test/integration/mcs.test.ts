@@ -26,6 +26,7 @@ import { metricsOf, startOperator, type OperatorProcess } from '../support/opera
 import { repoRoot } from '../support/paths.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import type { ServiceImportStatus } from '../../api/index.js';
 
 const NS = 'shop';
 const OTHER_NS = 'other-team';
@@ -48,6 +49,7 @@ type ServiceImport = KubernetesObject & {
     ipFamilies?: string[];
     ports: { name?: string; port: number; protocol?: string }[];
   };
+  status?: ServiceImportStatus;
 };
 
 describe('Multi-Cluster Services: ServiceExport → ServiceImport in every member cluster', () => {
@@ -57,6 +59,23 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
   const dns = new Map<string, DnsProcess>();
   const kc = (cluster: string): KubeConfig => env.kubeConfig(cluster);
   const custom = (cluster: string) => kc(cluster).makeApiClient(CustomObjectsApi);
+
+  /** Until every member's import of `name` lists exactly `clusters` in status.clusters. */
+  const waitForImportClusters = (name: string, clusters: string[]) =>
+    Promise.all(
+      MEMBERS.map((member) =>
+        eventually(
+          async () =>
+            expect((await readImport(member, name))?.status?.clusters).toEqual(
+              clusters.map((cluster) => ({ cluster })),
+            ),
+          10_000,
+          50,
+        ),
+      ),
+    );
+  const sourcesReachable = async (cluster: string, name: string) =>
+    (await readImport(cluster, name))?.status?.conditions?.find((c) => c.type === 'SourcesReachable');
 
   const readImport = async (cluster: string, name: string): Promise<ServiceImport | undefined> => {
     try {
@@ -274,6 +293,13 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     }
     await waitForCondition('east', 'web', 'Valid', 'True', 'Valid');
     await waitForCondition('east', 'web', 'Ready', 'True', 'Exported');
+    // Where the import's endpoints come from, as the MCS API says it (the status subresource).
+    await waitForImportClusters('web', ['east']);
+    for (const cluster of MEMBERS)
+      expect(await sourcesReachable(cluster, 'web')).toMatchObject({
+        status: 'True',
+        reason: 'AllReachable',
+      });
     await waitForCondition('east', 'web', 'Conflict', 'False', 'NoConflicts');
   });
 
@@ -295,6 +321,8 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     });
     await createExport('west', 'web');
     for (const cluster of MEMBERS) await waitForCondition(cluster, 'web', 'Conflict', 'True', 'PortConflict');
+    // Both exports are merged into the import (the union of ports), whichever endpoints each gives.
+    await waitForImportClusters('web', ['east', 'west']);
     const si = await readImport('west', 'web');
     expect(si?.spec.ports.map((p) => `${p.name}/${p.port}`).sort()).toEqual([
       'admin/9000',
@@ -319,6 +347,7 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       expect(sources).toEqual(['west']);
     }, 10_000);
     expect(await readImport('east', 'web')).toBeDefined();
+    await waitForImportClusters('web', ['west']);
     await deleteExport('west', 'web');
     for (const cluster of MEMBERS)
       await eventually(async () => {
@@ -381,9 +410,19 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       const marked = (await mcsSlices('east', 'kept')).find(
         (x) => x.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'] === 'west',
       );
-      expect(
-        marked?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'],
-      ).toMatch(/^\d{4}-\d\d-\d\dT/);
+      const since = marked?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'];
+      expect(since).toMatch(/^\d{4}-\d\d-\d\dT/);
+      // The import says so too: which exporter, since when.
+      await eventually(
+        async () =>
+          expect(await sourcesReachable('east', 'kept')).toMatchObject({
+            status: 'False',
+            reason: 'SourceUnreachable',
+            message: `west unreachable since ${since}: its last known endpoints are kept`,
+          }),
+        10_000,
+        100,
+      );
     } finally {
       await startCluster(env.info, 'west');
     }
@@ -396,6 +435,10 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       expect(
         back?.metadata?.annotations?.['connectivity.tanzu.vmware.com/source-unreachable-since'],
       ).toBeUndefined();
+      expect(await sourcesReachable('east', 'kept')).toMatchObject({
+        status: 'True',
+        reason: 'AllReachable',
+      });
     }, 15_000);
   });
 
@@ -417,6 +460,52 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     const after = await readImport('west', 'ghost');
     expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
     expect((await metricsOf(op)).capi_dns_workload_writes_total ?? 0).toBe(0);
+  });
+
+  it("someone else's ClusterProperty id in a member: never overwritten, the cluster left out with an Event, the others unaffected; deleted, it joins again", async () => {
+    const idProperty = { group: 'about.k8s.io', version: 'v1alpha1', plural: 'clusterproperties' };
+    // Settled first: east's import of "kept" merges both exports.
+    await waitForImportClusters('kept', ['east', 'west']);
+    // Another implementation (or a person) takes west's id over: our label gone, another value.
+    await custom('west').patchClusterCustomObject(
+      {
+        ...idProperty,
+        name: 'cluster.clusterset.k8s.io',
+        body: {
+          metadata: { labels: { 'app.kubernetes.io/managed-by': null } },
+          spec: { value: 'west-prod' },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    // Left out: nothing imported into west, its export merged nowhere; east keeps its own.
+    await eventually(async () => expect(await readImport('west', 'ghost')).toBeUndefined(), 15_000);
+    await eventually(
+      async () => expect((await readImport('east', 'kept'))?.status?.clusters).toEqual([{ cluster: 'east' }]),
+      15_000,
+    );
+    expect(await readImport('east', 'ghost')).toBeDefined();
+    const events = await eventually(async () => {
+      const list = await kc('management').makeApiClient(CoreV1Api).listNamespacedEvent({
+        namespace: NS,
+        fieldSelector: 'involvedObject.name=west,reason=ClusterPropertyConflict',
+      });
+      if (!list.items.length) throw new Error('no ClusterPropertyConflict Event on Cluster west yet');
+      return list.items;
+    }, 10_000);
+    expect(events[0]?.message).toContain(
+      'ClusterProperty cluster.clusterset.k8s.io is "west-prod", set by someone else, not "west": left out of ClusterSet shop-set',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await property('west', 'cluster.clusterset.k8s.io')).toBe('west-prod');
+    // Theirs deleted: ours written, west a member again.
+    await custom('west').deleteClusterCustomObject({ ...idProperty, name: 'cluster.clusterset.k8s.io' });
+    await eventually(
+      async () => expect(await property('west', 'cluster.clusterset.k8s.io')).toBe('west'),
+      15_000,
+    );
+    await eventually(async () => expect(await readImport('west', 'ghost')).toBeDefined(), 15_000);
+    await waitForImportClusters('kept', ['east', 'west']);
   });
 
   it('a cluster that leaves the ClusterSet (its Cluster deleted): its exports are withdrawn from the others', async () => {
