@@ -20,6 +20,12 @@ export const MCS_SERVICE_NAME_LABEL = 'multicluster.kubernetes.io/service-name';
  * On an MCS EndpointSlice whose exporting cluster does not answer: since when (RFC 3339). Its
  * endpoints are the last seen, kept (as the zone's records keep a cluster's last addresses).
  */
+/**
+ * On a ServiceExport: the member clusters it is exported to, as a label selector over their
+ * Cluster API Cluster labels in the syntax of `kubectl -l` (`region=eu`, `env in (prod,staging)`);
+ * absent, every member (ADR 0210). The upstream CRD has no field for it (mcs-api#168).
+ */
+export const MCS_EXPORT_TO_ANNOTATION = 'connectivity.tanzu.vmware.com/export-to';
 export const MCS_SOURCE_UNREACHABLE_ANNOTATION = 'connectivity.tanzu.vmware.com/source-unreachable-since';
 /** Our endpointslice.kubernetes.io/managed-by value on MCS EndpointSlices (not the mirrors'). */
 export const MCS_CONTROLLER = 'mcs.capi-dns-controller.connectivity.tanzu.vmware.com';

@@ -4,7 +4,7 @@
 // exported Service (reconciler.ts), a member key per member's identity
 // (cluster-properties.ts). Its cluster clients, watch holds and writer
 // are the manager's, shared with every controller: one observation, one writer.
-import { MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
+import { MCS_EXPORT_TO_ANNOTATION, MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import type { ClusterEvent } from '../clusters/cache.js';
 import { clusterEventTarget, frozenBy } from '../clusters/lifecycle.js';
@@ -158,7 +158,8 @@ export class McsController implements Runnable {
     switch (kind) {
       case 'ServiceExport': {
         const id = `${event.cluster}|${namespace}/${name}`;
-        const signature = `${object.metadata?.uid}|${object.metadata?.generation}|${object.metadata?.deletionTimestamp ?? ''}`;
+        // The export-to annotation too: an annotation's change does not move the generation.
+        const signature = `${object.metadata?.uid}|${object.metadata?.generation}|${object.metadata?.deletionTimestamp ?? ''}|${object.metadata?.annotations?.[MCS_EXPORT_TO_ANNOTATION] ?? ''}`;
         if (type === 'update' && this.seenExport.get(id) === signature) return;
         if (type === 'delete') this.seenExport.delete(id);
         else this.seenExport.set(id, signature);
@@ -252,7 +253,12 @@ export class McsController implements Runnable {
   private clustersOf(ns: string): Member[] {
     return this.mgr.cache.clusterObjects.list(ns).map((c) => {
       const name = c.metadata?.name ?? '';
-      return { name, remote: this.mgr.clusters.get(ns, name), frozen: frozenBy(c) !== undefined };
+      return {
+        name,
+        remote: this.mgr.clusters.get(ns, name),
+        frozen: frozenBy(c) !== undefined,
+        labels: c.metadata?.labels,
+      };
     });
   }
 

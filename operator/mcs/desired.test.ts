@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
-import { planService } from './desired.js';
+import { planForMembers, planService } from './desired.js';
 import { observeExport, type ExportObservation } from './observe.js';
 import { derivedServiceName, sliceObjects } from './objects.js';
 
@@ -228,5 +228,81 @@ describe('sliceObjects', () => {
     expect(slices[0]?.metadata?.labels?.['endpointslice.kubernetes.io/managed-by']).not.toBe(
       'endpointslice-controller.k8s.io',
     );
+  });
+});
+
+describe('planForMembers (the export-to annotation)', () => {
+  const to = (cluster: string, created: string, selector: string, service = hello()): ExportObservation =>
+    observeExport(
+      cluster,
+      {
+        metadata: {
+          uid: `u-${cluster}`,
+          creationTimestamp: created,
+          annotations: { 'connectivity.tanzu.vmware.com/export-to': selector },
+        },
+        spec: {},
+      },
+      service,
+      [],
+    );
+  const members: { name: string; labels: Record<string, string> }[] = [
+    { name: 'a', labels: { region: 'eu' } },
+    { name: 'b', labels: { region: 'us' } },
+    { name: 'c', labels: { region: 'eu', env: 'prod' } },
+  ];
+
+  it('imports into the members the export names only; without the annotation, into every member', () => {
+    const only = planForMembers('team', 'hello', [to('b', '2026-01-01T00:00:00Z', 'region=eu')], members);
+    expect([...only.importOf].map(([m, i]) => [m, i?.clusters])).toEqual([
+      ['a', ['b']],
+      ['b', undefined],
+      ['c', ['b']],
+    ]);
+    const all = planForMembers('team', 'hello', [exportOf('b', '2026-01-01T00:00:00Z', hello())], members);
+    expect([...all.importOf.values()].every((i) => i?.clusters.join() === 'b')).toBe(true);
+  });
+
+  it("the KEP's rules hold among the exports that reach a member: a conflict only where both reach", () => {
+    const older = to('a', '2026-01-01T00:00:00Z', 'env=prod');
+    const newer = to('b', '2026-02-01T00:00:00Z', 'region=us', hello({ ports: [{ name: 'tcp', port: 43 }] }));
+    const plan = planForMembers('team', 'hello', [older, newer], members);
+    expect(plan.importOf.get('a')).toBeUndefined();
+    expect(plan.importOf.get('b')?.spec.ports.map((p) => p.port)).toEqual([43]);
+    expect(plan.importOf.get('c')?.spec.ports.map((p) => p.port)).toEqual([42, 42]);
+    // They never reach the same member: no conflict, whatever their ports.
+    expect(plan.conditions.get('b')?.find((c) => c.type === 'Conflict')?.status).toBe('False');
+    const both = planForMembers(
+      'team',
+      'hello',
+      [
+        older,
+        to(
+          'b',
+          '2026-02-01T00:00:00Z',
+          'env',
+          newer.service && hello({ ports: [{ name: 'tcp', port: 43 }] }),
+        ),
+      ],
+      members,
+    );
+    expect(both.conditions.get('b')?.find((c) => c.type === 'Conflict')).toMatchObject({
+      status: 'True',
+      reason: 'PortConflict',
+    });
+  });
+
+  it('a malformed annotation: Valid=False InvalidExportTo saying what is wrong, exported nowhere', () => {
+    const plan = planForMembers('team', 'hello', [to('a', '2026-01-01T00:00:00Z', 'region in (eu')], members);
+    expect([...plan.importOf.values()].every((i) => i === undefined)).toBe(true);
+    expect(plan.conditions.get('a')).toEqual([
+      {
+        type: 'Valid',
+        status: 'False',
+        reason: 'InvalidExportTo',
+        message:
+          'annotation connectivity.tanzu.vmware.com/export-to: unbalanced "(" in "region in (eu"; not exported',
+      },
+    ]);
   });
 });

@@ -9,6 +9,7 @@
 import type { McsServicePort, ServiceImportSpec, SessionAffinityConfig } from '../../api/index.js';
 import type { EndpointGroup, ExportObservation } from './observe.js';
 import { EXPORT_CONDITIONS, type ExportReason } from '../model/conditions.js';
+import { matchesSelector } from '../model/selector.js';
 
 export interface ExportCondition {
   type: string;
@@ -82,6 +83,8 @@ export function planService(
       conditions.set(o.cluster, [
         invalid('NoService', `no Service ${namespace}/${name} in cluster ${o.cluster}`),
       ]);
+    } else if (o.exportToError) {
+      conditions.set(o.cluster, [invalid('InvalidExportTo', `${o.exportToError}; not exported`)]);
     } else if (o.service.externalName) {
       conditions.set(o.cluster, [
         invalid(
@@ -150,6 +153,52 @@ export function planService(
         .sort((a, b) => a.cluster.localeCompare(b.cluster)),
     },
   };
+}
+
+/** What every member gets: its own import (or none), and the conditions of every export. */
+export interface MembersPlan {
+  importOf: ReadonlyMap<string, ImportDesired | undefined>;
+  conditions: Map<string, ExportCondition[]>;
+}
+
+/**
+ * The plan per member, with exports that name their consumers (the export-to annotation): each
+ * member's import is planned from the exports that reach it alone, by KEP-1645's rules among them
+ * (oldest wins, ports the union). Members that the same exports reach share one plan: without the
+ * annotation, that is every member and one plan, as before. An export's Conflict is True when it
+ * conflicts with another where both reach a member.
+ */
+export function planForMembers(
+  namespace: string,
+  name: string,
+  exports: readonly ExportObservation[],
+  members: readonly { name: string; labels?: Record<string, string> }[],
+): MembersPlan {
+  const whole = planService(namespace, name, exports);
+  const groups = new Map<string, ServicePlan>();
+  const importOf = new Map<string, ImportDesired | undefined>();
+  for (const m of members) {
+    const reaching = exports.filter((o) => !o.exportTo || matchesSelector(o.exportTo, m.labels));
+    const key = reaching.map((o) => o.cluster).join(',');
+    let plan = groups.get(key);
+    if (!plan) {
+      plan = planService(namespace, name, reaching);
+      groups.set(key, plan);
+    }
+    importOf.set(m.name, plan.import);
+  }
+  const conditions = new Map<string, ExportCondition[]>();
+  for (const [cluster, planned] of whole.conditions) {
+    const conflict = [...groups.values()]
+      .map((g) => g.conditions.get(cluster)?.find((c) => c.type === EXPORT_CONDITIONS.Conflict))
+      .filter((c): c is ExportCondition => c !== undefined);
+    const found = conflict.find((c) => c.status === 'True') ?? conflict[0];
+    conditions.set(
+      cluster,
+      planned.map((c) => (c.type === EXPORT_CONDITIONS.Conflict && found ? found : c)),
+    );
+  }
+  return { importOf, conditions };
 }
 
 /**

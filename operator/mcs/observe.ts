@@ -7,11 +7,15 @@ import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import {
   ENDPOINTSLICE_MANAGED_BY_LABEL,
   MCS_SERVICE_NAME_LABEL,
+  MCS_EXPORT_TO_ANNOTATION,
   SERVICE_NAME_LABEL,
+  type LabelSelector,
   type McsServicePort,
   type ServiceExportSpec,
   type SessionAffinityConfig,
 } from '../../api/index.js';
+
+import { parseSelector, SelectorSyntaxError } from '../model/selector.js';
 
 /** The Kubernetes EndpointSlice controller: the one source of a Service's endpoints we read. */
 const ENDPOINTSLICE_CONTROLLER = 'endpointslice-controller.k8s.io';
@@ -57,10 +61,19 @@ export interface ExportObservation {
   endpoints: EndpointGroup[];
   /** Set when this is the last seen of a cluster that does not answer now: since when. */
   unreachableSince?: string;
+  /** The export-to annotation: the members it reaches; absent, every member. */
+  exportTo?: LabelSelector;
+  /** Why the export-to annotation is no selector (the export is then not valid). */
+  exportToError?: string;
 }
 
 interface ServiceExportLike {
-  metadata?: { uid?: string; creationTimestamp?: Date | string; generation?: number };
+  metadata?: {
+    uid?: string;
+    creationTimestamp?: Date | string;
+    generation?: number;
+    annotations?: Record<string, string>;
+  };
   spec?: ServiceExportSpec;
 }
 
@@ -71,7 +84,17 @@ export function observeExport(
   slices: readonly V1EndpointSlice[],
 ): ExportObservation {
   const created = serviceExport.metadata?.creationTimestamp;
+  const exportTo = serviceExport.metadata?.annotations?.[MCS_EXPORT_TO_ANNOTATION];
+  let selector: { exportTo?: LabelSelector; exportToError?: string } = {};
+  if (exportTo !== undefined)
+    try {
+      selector = { exportTo: parseSelector(exportTo) };
+    } catch (err) {
+      if (!(err instanceof SelectorSyntaxError)) throw err;
+      selector = { exportToError: `annotation ${MCS_EXPORT_TO_ANNOTATION}: ${err.message}` };
+    }
   return {
+    ...selector,
     cluster,
     exportUid: serviceExport.metadata?.uid ?? '',
     exportCreated: created instanceof Date ? created.toISOString() : (created ?? ''),

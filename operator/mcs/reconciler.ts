@@ -27,7 +27,7 @@ import type { WorkloadWatches } from '../clusters/workload-watches.js';
 import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
 import { sameJson } from '../runtime/equal.js';
 import { errorText, type Logger } from '../runtime/log.js';
-import { planService, type ExportCondition, type ImportDesired } from './desired.js';
+import { planForMembers, type ExportCondition, type ImportDesired } from './desired.js';
 import {
   allocatedIps,
   derivedServiceContent,
@@ -49,6 +49,8 @@ export interface Member {
   remote?: RemoteCluster;
   /** Paused or being deleted (Cluster API): read as last seen, never written. */
   frozen: boolean;
+  /** Its Cluster's labels: what an export's export-to annotation selects. */
+  labels?: Record<string, string>;
 }
 
 export interface McsReconcilerOptions {
@@ -112,8 +114,7 @@ export class McsReconciler {
     const key = serviceKeyId(service);
     const members = this.opts.members(managementNamespace);
     const observed = await this.observe(key, members, namespace, name);
-    const plan = planService(namespace, name, observed);
-    const memberNames = new Set(members.map((m) => m.name));
+    const plan = planForMembers(namespace, name, observed, members);
     const summary: McsSummary = { written: 0, failed: [] };
     // Members get the import; every other cluster of the namespace (one that left) loses ours.
     // All clusters at once: the write gate bounds what is in flight, per cluster and in all.
@@ -121,7 +122,7 @@ export class McsReconciler {
       this.opts.allClusters(managementNamespace).map(async (cluster) => {
         const { remote } = cluster;
         if (!remote || cluster.frozen) return;
-        const importHere = memberNames.has(cluster.name) ? plan.import : undefined;
+        const importHere = plan.importOf.get(cluster.name);
         try {
           summary.written += await this.applyTo(remote, namespace, name, importHere);
         } catch (err) {
@@ -131,7 +132,7 @@ export class McsReconciler {
     );
     summary.failed.sort();
     await this.reportExports(members, namespace, name, plan.conditions, summary.failed);
-    if (!plan.import && !observed.length) this.lastSeen.delete(key);
+    if (!observed.length) this.lastSeen.delete(key);
     return summary;
   }
 
@@ -315,7 +316,8 @@ export class McsReconciler {
               type: EXPORT_CONDITIONS.Ready,
               status: 'True',
               reason: 'Exported',
-              message: 'imported into every member cluster of the ClusterSet that has the namespace',
+              message:
+                'imported into every member cluster of the ClusterSet it is exported to (all, or those its export-to annotation selects) that has the namespace',
             };
       const previous = serviceExport.status?.conditions ?? [];
       let next: Condition[] = previous.filter(

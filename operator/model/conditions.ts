@@ -86,6 +86,8 @@ export const EXPORT_REASONS = {
   Valid: 'Valid',
   NoService: 'NoService',
   InvalidServiceType: 'InvalidServiceType',
+  /** The export-to annotation is no label selector. */
+  InvalidExportTo: 'InvalidExportTo',
   Exported: 'Exported',
   Pending: 'Pending',
   Failed: 'Failed',

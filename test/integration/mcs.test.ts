@@ -508,6 +508,61 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     await waitForImportClusters('kept', ['east', 'west']);
   });
 
+  it('an export to part of the ClusterSet (the export-to annotation over Cluster labels): imported only where it matches, moved when it changes, refused when malformed', async () => {
+    const annotate = (value: string) =>
+      custom('east').patchNamespacedCustomObject(
+        {
+          ...MCS,
+          namespace: APPS,
+          plural: 'serviceexports',
+          name: 'db',
+          body: { metadata: { annotations: { 'connectivity.tanzu.vmware.com/export-to': value } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    for (const [cluster, region] of [
+      ['east', 'us'],
+      ['west', 'eu'],
+    ] as const)
+      await custom('management').patchNamespacedCustomObject(
+        { ...CLUSTER_API, namespace: NS, name: cluster, body: { metadata: { labels: { region } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    await createService('east', 'db', { ports: [{ name: 'pg', port: 5432 }], selector: { app: 'db' } });
+    await custom('east').createNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceexports',
+      body: {
+        apiVersion: `${MCS.group}/${MCS.version}`,
+        kind: 'ServiceExport',
+        metadata: { name: 'db', annotations: { 'connectivity.tanzu.vmware.com/export-to': 'region=eu' } },
+      },
+    });
+    const imported = async () =>
+      Object.fromEntries(
+        await Promise.all(MEMBERS.map(async (c) => [c, (await readImport(c, 'db')) !== undefined] as const)),
+      );
+    // Only west (region=eu) consumes it; east, the exporter, does not.
+    await eventually(async () => expect(await imported()).toEqual({ east: false, west: true }), 10_000, 50);
+    const ip = (await readImport('west', 'db'))?.spec.ips ?? [];
+    await waitForAnswer('west', 'db.apps.svc.clusterset.local', 'A', ip);
+    await waitForAnswer('east', 'db.apps.svc.clusterset.local', 'A', []);
+    await waitForCondition('east', 'db', 'Ready', 'True', 'Exported');
+    // Changed: the import moves.
+    const began = Date.now();
+    await annotate('region in (us)');
+    await eventually(async () => expect(await imported()).toEqual({ east: true, west: false }), 10_000, 50);
+    process.stderr.write(
+      `export-to changed → the import moved from west to east in ${Date.now() - began} ms\n`,
+    );
+    // Malformed: refused with a reason, withdrawn everywhere.
+    await annotate('region in (us');
+    await waitForCondition('east', 'db', 'Valid', 'False', 'InvalidExportTo');
+    await eventually(async () => expect(await imported()).toEqual({ east: false, west: false }), 10_000, 50);
+    await deleteExport('east', 'db');
+  });
+
   it('a cluster that leaves the ClusterSet (its Cluster deleted): its exports are withdrawn from the others', async () => {
     await createService('west', 'solo', { ports: [{ name: 'p', port: 7100 }], selector: { a: 'b' } });
     await createExport('west', 'solo');
