@@ -133,7 +133,7 @@ async function run(
     /** Milliseconds until every dns-server's answer for `qname` satisfies `ok`: the slowest, and each. */
     const untilEvery = async (qname: string, ok: (got: string[]) => boolean, t0: number) => {
       const each = await Promise.all(
-        dns.map((d) =>
+        dns.map((d, i) =>
           eventually(
             async () => {
               const got = await addressesAt(d.port, qname);
@@ -146,7 +146,15 @@ async function run(
             // At 50 clusters on two cores the probes alone keep the load average near 10.
             180_000,
             25,
-          ),
+          ).catch((err: unknown) => {
+            // What the one that did not converge, and the operator, said about its cluster.
+            const cluster = clusters[i]!;
+            const tail = (lines: string[]) => lines.slice(-20).join('\n');
+            process.stderr.write(
+              `--- dns-server of ${cluster}, last lines ---\n${tail(d.logs().split('\n'))}\n--- operator on ${cluster} ---\n${tail((op?.logs ?? []).filter((l) => l.includes(`/${cluster}"`) || l.includes(` ${cluster}`)))}\n`,
+            );
+            throw err;
+          }),
         ),
       );
       return { slowest: Math.max(...each), each };
