@@ -10,6 +10,9 @@
 //   member's dns-server no longer answers it under clusterset.local, and, as
 //   the reference in the same run and the same change, until every member
 //   answers the same Service's GatewayDNS headless name (xcc.test) without it;
+// - export-to (ADR 0210): the same export to the second half of the members
+//   only (a Cluster label), interleaved with the whole-set ones; timed until
+//   each member it reaches has the import, and checked that no other has;
 // - writes per change (capi_dns_workload_writes_total), and writes after an
 //   operator restart (should be 0).
 // The dns-servers are asked every 20 ms over TCP (cheap: a precomputed answer).
@@ -25,7 +28,7 @@ import {
   setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { ensureNamespace } from '../test/support/capi.js';
+import { CLUSTER_API, ensureNamespace } from '../test/support/capi.js';
 import { addressesAt as addresses, startDnsServer, type DnsProcess } from '../test/support/dns.js';
 import { writeEndpointSlice, type TestEndpoint } from '../test/support/endpointslices.js';
 import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
@@ -34,7 +37,7 @@ import { prepareClusters } from '../test/support/prepare.js';
 import { repoRoot } from '../test/support/paths.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { percentile } from './rank.js';
-import { MCS_API_VERSION, MCS_GROUP, MCS_VERSION } from '../api/index.js';
+import { MCS_API_VERSION, MCS_EXPORT_TO_ANNOTATION, MCS_GROUP, MCS_VERSION } from '../api/index.js';
 
 const NS = 'bench';
 const APPS = 'apps';
@@ -102,13 +105,29 @@ async function main(): Promise<void> {
     const firstKc = env.kubeConfig(first);
     const core = firstKc.makeApiClient(CoreV1Api);
     const custom = firstKc.makeApiClient(CustomObjectsApi);
-    const exportService = (name: string) =>
+    const exportService = (name: string, exportTo?: string) =>
       custom.createNamespacedCustomObject({
         ...MCS,
         namespace: APPS,
         plural: 'serviceexports',
-        body: { apiVersion: MCS_API_VERSION, kind: 'ServiceExport', metadata: { name } },
+        body: {
+          apiVersion: MCS_API_VERSION,
+          kind: 'ServiceExport',
+          metadata: {
+            name,
+            ...(exportTo !== undefined ? { annotations: { [MCS_EXPORT_TO_ANNOTATION]: exportTo } } : {}),
+          },
+        },
       });
+    // The subset case (the export-to annotation): the second half of the members, by a Cluster label.
+    const subset = names.filter((_, i) => i >= Math.floor(names.length / 2));
+    for (const name of subset)
+      await management
+        .makeApiClient(CustomObjectsApi)
+        .patchNamespacedCustomObject(
+          { ...CLUSTER_API, namespace: NS, name, body: { metadata: { labels: { half: 'b' } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
 
     // The headless Service db in the first cluster: exported (MCS) and named by a GatewayDNS (reference).
     await core.createNamespacedService({
@@ -180,7 +199,12 @@ async function main(): Promise<void> {
     const exportMs: number[] = [];
     const exportDnsMs: number[] = [];
     const exportWrites: number[] = [];
-    for (let i = 0; i < changes; i++) {
+    const subsetMs: number[] = [];
+    const subsetWrites: number[] = [];
+    for (let i = 0; i < changes * 2; i++) {
+      // Interleaved: even changes export to the whole ClusterSet, odd ones to the subset.
+      const toSubset = i % 2 === 1;
+      const reached = toSubset ? subset : names;
       const svc = `web-${i}`;
       await core.createNamespacedService({
         namespace: APPS,
@@ -200,17 +224,27 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 300));
       const before = await writes();
       const t0 = performance.now();
-      await exportService(svc);
-      await until(async () => names.every((n) => importedAt.has(`${n}|${APPS}/${svc}`)));
+      await exportService(svc, toSubset ? 'half=b' : undefined);
+      await until(async () => reached.every((n) => importedAt.has(`${n}|${APPS}/${svc}`)));
+      const reachedServers = reached.map((n) => servers.get(n)!);
       const answered = await until(async () => {
-        for (const s of all)
+        for (const s of reachedServers)
           if ((await addresses(s.port, `${svc}.${APPS}.svc.clusterset.local`)).length !== 1) return false;
         return true;
       });
-      exportMs.push(Math.max(...names.map((n) => importedAt.get(`${n}|${APPS}/${svc}`)!)) - t0);
-      exportDnsMs.push(answered - t0);
+      const importedMs = Math.max(...reached.map((n) => importedAt.get(`${n}|${APPS}/${svc}`)!)) - t0;
       await new Promise((r) => setTimeout(r, 500));
-      exportWrites.push((await writes()) - before);
+      const written = (await writes()) - before;
+      if (toSubset) {
+        const outside = names.filter((n) => !subset.includes(n) && importedAt.has(`${n}|${APPS}/${svc}`));
+        if (outside.length) throw new Error(`${svc} imported outside its subset: ${outside.join(', ')}`);
+        subsetMs.push(importedMs);
+        subsetWrites.push(written);
+      } else {
+        exportMs.push(importedMs);
+        exportDnsMs.push(answered - t0);
+        exportWrites.push(written);
+      }
     }
 
     const unreadyMs: number[] = [];
@@ -261,6 +295,9 @@ async function main(): Promise<void> {
     );
     out.write(`${summary('ServiceExport → ServiceImport in every member', exportMs)}\n`);
     out.write(`${summary('ServiceExport → clusterset.local in every member', exportDnsMs)}\n`);
+    out.write(
+      `${summary(`  export-to ${subset.length} of ${clusterCount} → ServiceImport in each`, subsetMs)}\n`,
+    );
     out.write(`${summary('pod unready → gone from clusterset.local', unreadyMs)}\n`);
     out.write(`${summary('  reference: same change, GatewayDNS headless', referenceMs)}\n`);
     const ratio =
@@ -274,6 +311,7 @@ async function main(): Promise<void> {
       );
     out.write(`unready p50 ratio MCS / GatewayDNS: ${ratio.toFixed(2)}\n`);
     out.write(`writes per export: ${exportWrites.join(' ')}\n`);
+    out.write(`writes per export to ${subset.length} of ${clusterCount}: ${subsetWrites.join(' ')}\n`);
     out.write(
       `writes per unready change (MCS slices and record sets together): ${unreadyWrites.join(' ')}\n`,
     );

@@ -31,7 +31,8 @@ import type { ServiceImportStatus } from '../../api/index.js';
 const NS = 'shop';
 const OTHER_NS = 'other-team';
 const APPS = 'apps';
-const MEMBERS = ['east', 'west'] as const;
+/** Three members of ClusterSet shop-set; "other" is in another team's namespace (a second ClusterSet later). */
+const MEMBERS = ['east', 'west', 'north'] as const;
 const OTHER = 'other';
 const ALL = [...MEMBERS, OTHER];
 const MCS = { group: 'multicluster.x-k8s.io', version: 'v1beta1' };
@@ -320,7 +321,8 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       ports: [{ name: 'http', port: 8080 }],
     });
     await createExport('west', 'web');
-    for (const cluster of MEMBERS) await waitForCondition(cluster, 'web', 'Conflict', 'True', 'PortConflict');
+    for (const cluster of ['east', 'west'])
+      await waitForCondition(cluster, 'web', 'Conflict', 'True', 'PortConflict');
     // Both exports are merged into the import (the union of ports), whichever endpoints each gives.
     await waitForImportClusters('web', ['east', 'west']);
     const si = await readImport('west', 'web');
@@ -523,6 +525,7 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     for (const [cluster, region] of [
       ['east', 'us'],
       ['west', 'eu'],
+      ['north', 'eu'],
     ] as const)
       await custom('management').patchNamespacedCustomObject(
         { ...CLUSTER_API, namespace: NS, name: cluster, body: { metadata: { labels: { region } } } },
@@ -543,8 +546,12 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       Object.fromEntries(
         await Promise.all(MEMBERS.map(async (c) => [c, (await readImport(c, 'db')) !== undefined] as const)),
       );
-    // Only west (region=eu) consumes it; east, the exporter, does not.
-    await eventually(async () => expect(await imported()).toEqual({ east: false, west: true }), 10_000, 50);
+    // Only west and north (region=eu) consume it; east, the exporter, does not.
+    await eventually(
+      async () => expect(await imported()).toEqual({ east: false, west: true, north: true }),
+      10_000,
+      50,
+    );
     const ip = (await readImport('west', 'db'))?.spec.ips ?? [];
     await waitForAnswer('west', 'db.apps.svc.clusterset.local', 'A', ip);
     await waitForAnswer('east', 'db.apps.svc.clusterset.local', 'A', []);
@@ -552,14 +559,22 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     // Changed: the import moves.
     const began = Date.now();
     await annotate('region in (us)');
-    await eventually(async () => expect(await imported()).toEqual({ east: true, west: false }), 10_000, 50);
+    await eventually(
+      async () => expect(await imported()).toEqual({ east: true, west: false, north: false }),
+      10_000,
+      50,
+    );
     process.stderr.write(
       `export-to changed → the import moved from west to east in ${Date.now() - began} ms\n`,
     );
     // Malformed: refused with a reason, withdrawn everywhere.
     await annotate('region in (us');
     await waitForCondition('east', 'db', 'Valid', 'False', 'InvalidExportTo');
-    await eventually(async () => expect(await imported()).toEqual({ east: false, west: false }), 10_000, 50);
+    await eventually(
+      async () => expect(await imported()).toEqual({ east: false, west: false, north: false }),
+      10_000,
+      50,
+    );
     await deleteExport('east', 'db');
   });
 
@@ -577,6 +592,37 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       kubeconfigPath: env.cluster('west').kubeconfig,
     });
     await eventually(async () => expect(await readImport('east', 'solo')).toBeDefined(), 15_000);
+  });
+
+  it("a second ClusterSet (another team's namespace): its exports stay in it, and the first one's never reach it", async () => {
+    const label = (value: string | null) =>
+      kc('management')
+        .makeApiClient(CoreV1Api)
+        .patchNamespace(
+          { name: OTHER_NS, body: { metadata: { labels: { 'multicluster.x-k8s.io/clusterset': value } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+    await label('other-set');
+    try {
+      await eventually(async () => {
+        expect(await property(OTHER, 'cluster.clusterset.k8s.io')).toBe(OTHER);
+        expect(await property(OTHER, 'clusterset.k8s.io')).toBe('other-set');
+      }, 15_000);
+      await createService(OTHER, 'solo2', { ports: [{ name: 'p', port: 7200 }], selector: { a: 'b' } });
+      await createExport(OTHER, 'solo2');
+      await eventually(
+        async () =>
+          expect((await readImport(OTHER, 'solo2'))?.status?.clusters).toEqual([{ cluster: OTHER }]),
+        15_000,
+      );
+      for (const member of MEMBERS) expect(await readImport(member, 'solo2')).toBeUndefined();
+      // shop-set's imports (ghost, exported from east) are not the other team's.
+      expect(await readImport('west', 'ghost')).toBeDefined();
+      expect(await readImport(OTHER, 'ghost')).toBeUndefined();
+    } finally {
+      await label(null);
+    }
+    await eventually(async () => expect(await readImport(OTHER, 'solo2')).toBeUndefined(), 15_000);
   });
 
   it('a namespace that leaves the ClusterSet: its imports and cluster properties are withdrawn', async () => {
