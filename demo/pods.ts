@@ -18,6 +18,7 @@ import { imageRef, requireRootForNodes, startWithNodes } from '../test/support/n
 import { binPath, repoRoot } from '../test/support/paths.js';
 import type { TestEnv } from '../test/support/testenv.js';
 import { Kubectl } from './kubectl.js';
+import { applyFailoverPolicy } from './failover.js';
 import { writeOverlay } from './overlay.js';
 import { installCoreDns, installDnsServers, installOperator, type NodeInstall } from './install.js';
 import { collectPodLogs } from './pod-logs.js';
@@ -169,27 +170,7 @@ export class PodWalkthrough {
 
   async applyFailover(): Promise<void> {
     await this.deployKuard('cluster-c');
-    const management = this.kubectl(MANAGEMENT);
-    for (const [cluster, region] of [
-      ['cluster-a', 'eu'],
-      ['cluster-c', 'us'],
-    ] as const)
-      await management.run(['-n', NAMESPACE, 'label', 'cluster', cluster, `region=${region}`, '--overwrite']);
-    await management.run(['apply', '-f', path.join(repoRoot(), 'examples', 'gateway-dns-failover.yaml')]);
-    // Published and probed: every dns-server has reported its view, and all is healthy.
-    await eventually(
-      () =>
-        management.run([
-          '-n',
-          NAMESPACE,
-          'wait',
-          '--for=condition=Degraded=False',
-          '--timeout=2s',
-          'gatewaydns/dev-team-gateway-dns',
-        ]),
-      60_000,
-      500,
-    );
+    await applyFailoverPolicy(this.kubectl(MANAGEMENT), NAMESPACE);
   }
 
   async scaleKuard(cluster: string, replicas: number): Promise<void> {

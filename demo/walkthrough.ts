@@ -21,6 +21,7 @@ import { DNS_SERVER_NODE_FLAGS } from '../scripts/images/dns-server-node-flags.j
 import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processes.js';
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
+import { applyFailoverPolicy } from './failover.js';
 import { Kubectl } from './kubectl.js';
 import { PodNetwork } from './pod.js';
 import { StepRunner, type Progress } from './steps.js';
@@ -236,34 +237,7 @@ export class Walkthrough {
         ]);
         this.kuardC = await startKuard(a.kuardC, 'cluster-c');
         await this.setLoadBalancerAddress('cluster-c', a.kuardC);
-        for (const [cluster, region] of [
-          ['cluster-a', 'eu'],
-          ['cluster-c', 'us'],
-        ] as const)
-          await management.run([
-            '-n',
-            NAMESPACE,
-            'label',
-            'cluster',
-            cluster,
-            `region=${region}`,
-            '--overwrite',
-          ]);
-        await management.run(['apply', '-f', path.join(root, 'examples', 'gateway-dns-failover.yaml')]);
-        // Published and probed: every dns-server has reported its view, and all is healthy.
-        await eventually(
-          () =>
-            management.run([
-              '-n',
-              NAMESPACE,
-              'wait',
-              '--for=condition=Degraded=False',
-              '--timeout=2s',
-              'gatewaydns/dev-team-gateway-dns',
-            ]),
-          60_000,
-          500,
-        );
+        await applyFailoverPolicy(management, NAMESPACE);
       },
     );
     await this.step(`curl ${shared} from a pod in cluster-b: cluster-a's kuard answers`, () =>

@@ -328,27 +328,7 @@ export class McsReconciler {
       next.sort((a, b) => a.type.localeCompare(b.type));
       if (sameJson(sortByType(previous), next)) continue;
       try {
-        await remote.write(
-          `status of ServiceExport ${namespace}/${name}`,
-          this.opts.requestTimeoutMs ?? 10_000,
-          () =>
-            this.customOf(remote).patchNamespacedCustomObjectStatus(
-              {
-                group: MCS_GROUP,
-                version: MCS_VERSION,
-                namespace,
-                plural: SERVICEEXPORT_PLURAL,
-                name,
-                // Merge patch replaces the list whole: it is complete here. The resourceVersion makes
-                // a status written over an export replaced meanwhile fail (and retry).
-                body: {
-                  metadata: { resourceVersion: serviceExport.metadata?.resourceVersion },
-                  status: { conditions: next },
-                },
-              },
-              setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-            ),
-        );
+        await this.patchStatus(remote, SERVICEEXPORT_PLURAL, serviceExport, { conditions: next });
       } catch (err) {
         this.opts.log.warn('ServiceExport status not written', {
           cluster: remote.key,
@@ -369,13 +349,28 @@ export class McsReconciler {
     current: ServiceImportObject | undefined,
     desired: ImportDesired,
   ): Promise<boolean> {
-    const namespace = current?.metadata?.namespace ?? '';
-    const name = current?.metadata?.name ?? '';
     if (!current) return false;
     const status = serviceImportStatus(desired, current.status, current.metadata?.generation, new Date());
     if (!status) return false;
-    await remote.write(
-      `status of ServiceImport ${namespace}/${name}`,
+    await this.patchStatus(remote, SERVICEIMPORT_PLURAL, current, status);
+    return true;
+  }
+
+  /**
+   * Merge patch of an MCS object's status subresource: each list in it is complete, so replacing
+   * it whole is right. The resourceVersion makes a status written over an object replaced or
+   * changed meanwhile fail (and the reconcile retry).
+   */
+  private patchStatus(
+    remote: RemoteCluster,
+    plural: string,
+    object: KubernetesObject,
+    status: object,
+  ): Promise<unknown> {
+    const namespace = object.metadata?.namespace ?? '';
+    const name = object.metadata?.name ?? '';
+    return remote.write(
+      `status of ${plural} ${namespace}/${name}`,
       this.opts.requestTimeoutMs ?? 10_000,
       () =>
         this.customOf(remote).patchNamespacedCustomObjectStatus(
@@ -383,16 +378,13 @@ export class McsReconciler {
             group: MCS_GROUP,
             version: MCS_VERSION,
             namespace,
-            plural: SERVICEIMPORT_PLURAL,
+            plural,
             name,
-            // Merge patch replaces each list whole: both are complete here. The resourceVersion makes a
-            // status written over an import changed meanwhile fail (and retry).
-            body: { metadata: { resourceVersion: current.metadata?.resourceVersion }, status },
+            body: { metadata: { resourceVersion: object.metadata?.resourceVersion }, status },
           },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         ),
     );
-    return true;
   }
 
   private customOf(remote: RemoteCluster): CustomObjectsApi {
