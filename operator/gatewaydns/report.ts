@@ -5,6 +5,7 @@
 import type { GatewayDNS, GatewayDNSStatus } from '../../api/index.js';
 import { DEGRADED } from '../model/conditions.js';
 import type { HealthView } from './health-view.js';
+import { keyOfObject, objectKeyId } from '../runtime/workqueue.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
 import type { Metrics } from '../runtime/metrics.js';
@@ -56,7 +57,7 @@ export function reportHealth(
   view: HealthView | undefined,
   out: { events: EventRecorder; metrics: Metrics; log: Logger },
 ): void {
-  const id = `${gw.metadata.namespace ?? ''}/${gw.metadata.name}`;
+  const id = objectKeyId(keyOfObject(gw));
   if (!view) {
     out.metrics.trafficHealth.delete(id);
     return;

@@ -176,13 +176,15 @@ export function planForMembers(
 ): MembersPlan {
   const whole = planService(namespace, name, exports);
   const groups = new Map<string, ServicePlan>();
+  // Without export-to annotations every member is reached by every export: the whole plan, reused.
+  const everyExport = exports.map((o) => o.cluster).join(',');
   const importOf = new Map<string, ImportDesired | undefined>();
   for (const m of members) {
     const reaching = exports.filter((o) => !o.exportTo || matchesSelector(o.exportTo, m.labels));
     const key = reaching.map((o) => o.cluster).join(',');
     let plan = groups.get(key);
     if (!plan) {
-      plan = planService(namespace, name, reaching);
+      plan = key === everyExport ? whole : planService(namespace, name, reaching);
       groups.set(key, plan);
     }
     importOf.set(m.name, plan.import);

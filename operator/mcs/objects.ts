@@ -19,7 +19,6 @@ import {
   MCS_SOURCE_CLUSTER_LABEL,
   MCS_SOURCE_UNREACHABLE_ANNOTATION,
   SERVICE_NAME_LABEL,
-  type Condition,
   type ServiceImportSpec,
   type ServiceImportStatus,
 } from '../../api/index.js';
@@ -29,7 +28,7 @@ import {
   setCondition,
   type ConditionInput,
 } from '../model/conditions.js';
-import { canonical } from '../runtime/equal.js';
+import { canonical, sameJson } from '../runtime/equal.js';
 import type { ImportDesired } from './desired.js';
 
 const MAX_ENDPOINTS_PER_SLICE = 100;
@@ -73,15 +72,10 @@ export function serviceImportStatus(
     clusters: desired.clusters.map((cluster) => ({ cluster })),
     conditions: setCondition(current?.conditions, reachable, now),
   };
+  // setCondition keeps lastTransitionTime while the status stays: an unchanged status compares equal.
   const same =
-    canonical(current?.clusters ?? []) === canonical(next.clusters) &&
-    canonical(stripTimes(current?.conditions)) === canonical(stripTimes(next.conditions));
+    sameJson(current?.clusters ?? [], next.clusters) && sameJson(current?.conditions ?? [], next.conditions);
   return same ? undefined : next;
-}
-
-/** Conditions without lastTransitionTime: setCondition keeps it while the status stays. */
-function stripTimes(conditions: Condition[] | undefined): Omit<Condition, 'lastTransitionTime'>[] {
-  return (conditions ?? []).map(({ lastTransitionTime: _, ...rest }) => rest);
 }
 
 /** The derived Service of an import: a hash, so that no name a team may choose is taken and none is too long. */
