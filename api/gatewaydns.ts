@@ -67,8 +67,10 @@ export interface ClusterWeight {
 
 export interface GatewayDNSSpec {
   clusterSelector: LabelSelector;
-  /** "namespace/name" of the Service in each selected workload cluster. */
-  service: string;
+  /** "namespace/name" of the Service in each selected workload cluster (or spec.gatewayRef). */
+  service?: string;
+  /** A Gateway API Gateway in each selected workload cluster (or spec.service). */
+  gatewayRef?: GatewayRef;
   resolutionType?: ResolutionType;
   answer?: AnswerPolicy;
   /** Names inside the zone that answer like the cluster-independent name. */
@@ -85,6 +87,12 @@ export interface GatewayDNSSpec {
   /** Probes of the published addresses, from every workload cluster's dns-server. */
   healthCheck?: HealthCheckSpec;
   whenNoneHealthy?: WhenNoneHealthy;
+}
+
+/** spec.gatewayRef: a gateway.networking.k8s.io/v1 Gateway, by namespace and name. */
+export interface GatewayRef {
+  namespace: string;
+  name: string;
 }
 
 /**
@@ -109,7 +117,7 @@ export interface Condition {
 
 export interface ClusterStatus {
   cluster: string;
-  /** Ready, Unreachable, ServiceNotFound, NoAddresses, HeadlessService */
+  /** Ready, Unreachable, ServiceNotFound, NoAddresses, HeadlessService, GatewayNotFound, GatewayNotProgrammed */
   state: string;
   /** Resolution types that read EndpointSlices: ready endpoints, of totalEndpoints. */
   readyEndpoints?: number;

@@ -29,3 +29,24 @@ describe('--shards', () => {
     expect(() => parseFlags(['--shards', 'many'])).toThrow(/--shards/);
   });
 });
+
+describe('--zone', () => {
+  it('takes further zones, normalised, none by default', () => {
+    expect(parseFlags([]).zones).toEqual([]);
+    expect(parseFlags(['--zone', 'Apps.Corp.Internal.', '--zone', 'shop.example']).zones).toEqual([
+      'apps.corp.internal',
+      'shop.example',
+    ]);
+  });
+
+  it.each([
+    [['--zone', 'not a name'], '--zone: not a DNS name'],
+    [['--zone', 'xcc.test'], 'overlaps xcc.test'],
+    [['--zone', 'apps.xcc.test'], 'overlaps xcc.test'],
+    [['--zone', 'test'], 'overlaps xcc.test'],
+    [['--zone', 'clusterset.local'], 'overlaps clusterset.local'],
+    [['--zone', 'a.example', '--zone', 'b.a.example'], 'overlaps a.example'],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseFlags(argv)).toThrow(message);
+  });
+});

@@ -9,6 +9,8 @@ export interface Flags {
   /** Watch only this management namespace (all when unset). */
   namespace?: string;
   domainSuffix: string;
+  /** Further zones the dns-servers serve: custom and route host names in them are published, and CoreDNS forwards each. */
+  zones: string[];
   /** Multi-Cluster Services: the zone a ClusterSet member's CoreDNS forwards to its dns-server. */
   clustersetDomain: string;
   recordsNamespace: string;
@@ -50,6 +52,9 @@ Flags:
   --kubeconfig PATH                  management cluster kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)
   --namespace NAME                   act only on this management namespace (default: all)
   --domain-suffix NAME               suffix of generated names (default ${DEFAULT_ZONE})
+  --zone NAME                        a further zone the dns-servers serve (repeatable): host names in it
+                                     (spec.hostnames, routes of a spec.gatewayRef Gateway) are published,
+                                     and each workload cluster's CoreDNS forwards it
   --clusterset-domain NAME           Multi-Cluster Services zone forwarded by ClusterSet members' CoreDNS (default clusterset.local)
   --records-namespace NAME           namespace of DNSRecordSets in workload clusters (default ${DEFAULT_RECORDS_NAMESPACE})
   --health-listen HOST:PORT          /healthz, /readyz, /metrics (default :8081)
@@ -88,6 +93,7 @@ export function parseFlags(argv: string[]): Flags {
       kubeconfig: { type: 'string' },
       namespace: { type: 'string' },
       'domain-suffix': { type: 'string', default: DEFAULT_ZONE },
+      zone: { type: 'string', multiple: true, default: [] },
       'clusterset-domain': { type: 'string', default: 'clusterset.local' },
       'records-namespace': { type: 'string', default: DEFAULT_RECORDS_NAMESPACE },
       'health-listen': { type: 'string', default: ':8081' },
@@ -142,10 +148,12 @@ export function parseFlags(argv: string[]): Flags {
     throw new Error(`--clusterset-domain: not a DNS name: ${values['clusterset-domain']}`);
   if (clustersetDomain === domainSuffix)
     throw new Error(`--clusterset-domain: the same zone as --domain-suffix (${domainSuffix})`);
+  const zones = zonesOf(values.zone, [domainSuffix, clustersetDomain]);
   return {
     kubeconfig: values.kubeconfig,
     namespace: values.namespace,
     domainSuffix,
+    zones,
     clustersetDomain,
     recordsNamespace: values['records-namespace'],
     healthListen: values['health-listen'],
@@ -167,4 +175,24 @@ export function parseFlags(argv: string[]): Flags {
     logLevel,
     help: values.help,
   };
+}
+
+const DNS_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** --zone: DNS names, none at, above or under another zone (one server, one owner per name). */
+function zonesOf(values: readonly string[], taken: readonly string[]): string[] {
+  const zones: string[] = [];
+  for (const raw of values) {
+    const zone = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\.+|\.+$/g, '');
+    if (!DNS_NAME.test(zone)) throw new Error(`--zone: not a DNS name: ${raw}`);
+    const clash = [...taken, ...zones].find(
+      (z) => z === zone || z.endsWith(`.${zone}`) || zone.endsWith(`.${z}`),
+    );
+    if (clash) throw new Error(`--zone ${zone}: overlaps ${clash} (one server, one owner per name)`);
+    zones.push(zone);
+  }
+  return zones;
 }

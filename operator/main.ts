@@ -74,12 +74,18 @@ async function main(): Promise<void> {
     log,
   });
   if (!cleanup)
-    mgr.add(new GatewayDnsController(mgr, { domainSuffix: flags.domainSuffix, workers: flags.workers }));
+    mgr.add(
+      new GatewayDnsController(mgr, {
+        domainSuffix: flags.domainSuffix,
+        zones: flags.zones,
+        workers: flags.workers,
+      }),
+    );
   // Only a Corefile clean-up starts the Corefile controller in a clean-up: --cleanup-mirrors alone must not add blocks.
   const corefiles =
     (flags.manageCorefiles && !cleanup) || flags.cleanupCorefiles
       ? new CorefileController(mgr, {
-          zone: flags.domainSuffix,
+          zones: [flags.domainSuffix, ...flags.zones],
           clustersetZone: flags.clustersetDomain,
           cleanup: flags.cleanupCorefiles,
         })

@@ -5,6 +5,12 @@
  * The CRD's spec schema without description, format and x-kubernetes-* keys (see the script).
  *
  * Not here: the CRD's CEL rules (x-kubernetes-validations), which ajv cannot run:
+ * - spec: exactly one of spec.service and spec.gatewayRef
+ *   has(self.service) != has(self.gatewayRef)
+ * - spec: spec.gatewayRef takes its addresses from the Gateway's status; resolutionType applies to spec.service
+ *   !has(self.gatewayRef) || !has(self.resolutionType) || self.resolutionType == 'loadBalancer'
+ * - spec: spec.mirror mirrors a Service; it needs spec.service, not spec.gatewayRef
+ *   !has(self.gatewayRef) || !has(self.mirror)
  * - spec: answer failover needs at least one tier in spec.failover
  *   self.answer != 'failover' || (has(self.failover) && size(self.failover) > 0)
  * - spec: spec.failover applies to answer failover or localFirst, not all
@@ -22,7 +28,7 @@
  */
 export const GATEWAYDNS_CRD_SPEC_SCHEMA = {
   type: 'object',
-  required: ['clusterSelector', 'service'],
+  required: ['clusterSelector'],
   properties: {
     clusterSelector: {
       type: 'object',
@@ -53,6 +59,18 @@ export const GATEWAYDNS_CRD_SPEC_SCHEMA = {
       type: 'string',
       maxLength: 317,
       pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?/[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$',
+    },
+    gatewayRef: {
+      type: 'object',
+      required: ['namespace', 'name'],
+      properties: {
+        namespace: { type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' },
+        name: {
+          type: 'string',
+          maxLength: 253,
+          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+        },
+      },
     },
     resolutionType: {
       type: 'string',

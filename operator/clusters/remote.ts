@@ -41,6 +41,13 @@ import {
 } from '../../api/index.js';
 import { SERVICE_NAME_LABEL, type DNSRecordSet } from '../../api/index.js';
 import { WatchedResource, type ChangeType } from '../runtime/informer.js';
+import {
+  GATEWAY_API_GROUP,
+  ROUTE_KINDS,
+  type GatewayObject,
+  type RouteKind,
+  type RouteObject,
+} from '../model/gateway-api.js';
 import { WriteGate } from '../runtime/write-gate.js';
 import { ReadinessProbe, probeReadyz } from './probe.js';
 
@@ -62,7 +69,10 @@ export type RemoteKind =
   | 'DerivedService'
   | 'McsEndpointSlice'
   /** KEP-2149's ClusterProperty objects (the cluster's id and ClusterSet). */
-  | 'ClusterProperty';
+  | 'ClusterProperty'
+  /** Gateway API (spec.gatewayRef): every Gateway, and every route of each kind, of the cluster. */
+  | 'Gateway'
+  | RouteKind;
 
 /** The watches started per namespace on a GatewayDNS's behalf, and stopped when none needs them. */
 export type ReleasableKind = Extract<RemoteKind, 'Service' | 'EndpointSlice' | 'MirrorEndpointSlice'>;
@@ -352,6 +362,22 @@ export class RemoteCluster {
       labelSelector,
       () => this.discovery.listEndpointSliceForAllNamespaces({ labelSelector }),
     ) as unknown as WatchedResource<V1EndpointSlice>;
+  }
+
+  /** Every Gateway API Gateway of the cluster (spec.gatewayRef), started on first use. */
+  gateways(): WatchedResource<GatewayObject> {
+    return this.customClusterWide(
+      'Gateway',
+      GATEWAY_API_GROUP,
+      'v1',
+      'gateways',
+    ) as WatchedResource<GatewayObject>;
+  }
+
+  /** Every route of one kind (HTTPRoute, GRPCRoute, TLSRoute) of the cluster, started on first use. */
+  routes(kind: RouteKind): WatchedResource<RouteObject> {
+    const { version, plural } = ROUTE_KINDS[kind];
+    return this.customClusterWide(kind, GATEWAY_API_GROUP, version, plural) as WatchedResource<RouteObject>;
   }
 
   clusterProperties(): WatchedResource<KubernetesObject> {

@@ -20,7 +20,8 @@ import { clusterSetOf } from '../model/clusterset.js';
 import { COREDNS_CONFIGMAP, COREDNS_NAMESPACE, CorefileReconciler } from './reconciler.js';
 
 export interface CorefileControllerOptions {
-  zone: string;
+  /** The zones every wired cluster forwards to its dns-server: the suffix first, then --zone's. */
+  zones: readonly string[];
   /** Multi-Cluster Services: the zone forwarded too in a ClusterSet's clusters (those of a management namespace labelled as one). */
   clustersetZone?: string;
   /** Take the forward blocks out instead of writing them (--cleanup-corefiles). */
@@ -43,7 +44,7 @@ export class CorefileController implements Runnable {
     this.reconciler = new CorefileReconciler({
       clusters,
       getCluster: (namespace, name) => cache.clusterObjects.get(name, namespace),
-      zone: opts.zone,
+      zones: opts.zones,
       clustersetZone: (namespace) =>
         clustersetZone && clusterSetOf(cache.namespaces.get(namespace)) ? clustersetZone : undefined,
       clustersetZones: clustersetZone ? [clustersetZone] : [],

@@ -38,9 +38,10 @@ export interface CorefileReconcilerOptions {
   clusters: ClusterCache;
   /** The Cluster object, from the management informer; undefined once it is gone. */
   getCluster: (namespace: string, name: string) => CorefileCluster | undefined;
-  zone: string;
+  /** The zones forwarded to the dns-server, each in a managed block of its own: the suffix first. */
+  zones: readonly string[];
   /**
-   * The Multi-Cluster Services zone, forwarded like `zone` in the clusters of a management
+   * The Multi-Cluster Services zone, forwarded like `zones` in the clusters of a management
    * namespace that is a ClusterSet (undefined: none there, and a block of ours is removed).
    */
   clustersetZone?: (namespace: string) => string | undefined;
@@ -99,9 +100,13 @@ export class CorefileReconciler {
     let next: { corefile: string; changed: boolean };
     const clustersetZone = keep ? this.opts.clustersetZone?.(namespace) : undefined;
     try {
-      next = keep
-        ? ensureForwardBlock(corefile, this.opts.zone, [target as string])
-        : removeForwardBlock(corefile, this.opts.zone);
+      next = { corefile, changed: false };
+      for (const zone of this.opts.zones) {
+        const step = keep
+          ? ensureForwardBlock(next.corefile, zone, [target as string])
+          : removeForwardBlock(next.corefile, zone);
+        next = { corefile: step.corefile, changed: next.changed || step.changed };
+      }
       // The clusterset zone: its own managed block, to the same dns-server, in ClusterSet members only.
       for (const zone of this.opts.clustersetZones ?? []) {
         const step =
@@ -140,8 +145,10 @@ export class CorefileReconciler {
       // 409: the Corefile changed since we read it; the watch brings the new text and we run again.
       throw new Error(`update kube-system/coredns in cluster ${key}: ${errorText(err)}`);
     }
-    const zones = [this.opts.zone, ...(clustersetZone ? [clustersetZone] : [])].join(' and ');
-    const what = keep ? `forwards ${zones} to ${target}` : `no longer forwards ${this.opts.zone}`;
+    const zones = [...this.opts.zones, ...(clustersetZone ? [clustersetZone] : [])].join(' and ');
+    const what = keep
+      ? `forwards ${zones} to ${target}`
+      : `no longer forwards ${this.opts.zones.join(' and ')}`;
     this.opts.log.info('Corefile updated', { cluster: key, change: what });
     this.opts.events.normal(
       eventTarget(cluster),

@@ -25,6 +25,8 @@ import {
 
 export interface ClaimsRegistryOptions {
   domainSuffix: string;
+  /** Further zones the dns-servers serve, where custom host names may be too. */
+  otherZones?: readonly string[];
   /** Cached GatewayDNS of a namespace ('' for every namespace). */
   listGatewayDns: (namespace: string) => readonly GatewayDNS[];
   getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
@@ -90,7 +92,12 @@ export class ClaimsRegistry {
     return {
       held: false,
       conflict,
-      hostnames: customHostnames(claim, this.opts.domainSuffix, this.hostnameClaims(key)),
+      hostnames: customHostnames(
+        claim,
+        this.opts.domainSuffix,
+        this.hostnameClaims(key),
+        this.opts.otherZones,
+      ),
     };
   }
 
@@ -235,15 +242,21 @@ function hostnameClaimOf(gw: GatewayDNS, hostnames: string[], annotated: Annotat
   };
 }
 
-/** The fqdn annotation's names of each selected cluster's Service, each once, with where it was read. */
+/**
+ * The names each selected cluster asks for beyond spec.hostnames, each once, with where it was read:
+ * the fqdn annotation of its Service, or the routes its Gateway accepted.
+ */
 function annotatedClaims(spec: EffectiveSpec, facts: ClusterFacts[]): AnnotatedHostname[] {
   const seen = new Map<string, AnnotatedHostname>();
-  for (const f of facts)
+  for (const f of facts) {
     for (const name of f.annotatedHostnames ?? [])
       if (!seen.has(name))
         seen.set(name, {
           name,
           from: `Service ${spec.serviceNamespace}/${spec.serviceName} in cluster ${f.cluster}`,
         });
+    for (const { name, route } of f.routeHostnames ?? [])
+      if (!seen.has(name)) seen.set(name, { name, from: `${route} in cluster ${f.cluster}` });
+  }
   return [...seen.values()];
 }

@@ -32,6 +32,8 @@ import { GatewayDnsReconciler } from './reconciler.js';
 
 export interface GatewayDnsControllerOptions {
   domainSuffix: string;
+  /** Further zones the dns-servers serve (--zone). */
+  zones?: readonly string[];
   workers: number;
   /** Every GatewayDNS is reconciled again this often, whatever happened (a safety net, not needed for correctness). */
   resyncMs?: number;
@@ -67,6 +69,7 @@ export class GatewayDnsController implements Runnable {
       workloadNamespacesGrant: (namespace) =>
         mgr.cache.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
       domainSuffix: opts.domainSuffix,
+      otherZones: opts.zones,
       recordsNamespace: mgr.recordsNamespace,
       events: mgr.events,
       metrics: mgr.metrics,
@@ -206,6 +209,20 @@ export class GatewayDnsController implements Runnable {
         for (const gw of gatewayDns) if (gw.spec?.service === service && selects(gw)) mark(keyOfObject(gw));
         break;
       }
+      case 'Gateway': {
+        const named = (gw: Obj<GatewayDNS>) =>
+          gw.spec?.gatewayRef?.namespace === object.metadata?.namespace &&
+          gw.spec?.gatewayRef?.name === object.metadata?.name;
+        for (const gw of gatewayDns) if (named(gw) && selects(gw)) mark(keyOfObject(gw));
+        break;
+      }
+      case 'HTTPRoute':
+      case 'GRPCRoute':
+      case 'TLSRoute':
+        // A route moving from one Gateway to another concerns both, and an update carries only the
+        // new parents: every GatewayDNS naming a Gateway in this cluster looks again (a few per team).
+        for (const gw of gatewayDns) if (gw.spec?.gatewayRef && selects(gw)) mark(keyOfObject(gw));
+        break;
       case 'Node':
         for (const gw of gatewayDns)
           if (resolutionTypeOf(gw.spec?.resolutionType).nodePorts && selects(gw)) mark(keyOfObject(gw));

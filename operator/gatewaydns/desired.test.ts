@@ -213,7 +213,7 @@ describe('recordsFor', () => {
         spec: spec({ resolutionType: 'nodePort', gatewayLabel: 'gw', ttl: 60 }),
         facts: [
           facts('a', ['192.168.1.1', '192.168.1.2'], {
-            ports: [{ name: 'https', protocol: 'TCP', nodePort: 30443 }],
+            ports: [{ name: 'https', protocol: 'TCP', port: 30443 }],
           }),
         ],
       }),
@@ -350,5 +350,83 @@ describe('conflicts', () => {
 
   it('claims nothing without selected clusters', () => {
     expect(domains('gateway', [])).toEqual([]);
+  });
+});
+
+describe('spec.gatewayRef', () => {
+  const gatewaySpec = () => {
+    const v = validateGatewayDnsSpec({
+      clusterSelector: {},
+      gatewayRef: { namespace: 'infra', name: 'edge' },
+    });
+    if (!v.valid) throw new Error(v.message);
+    return v.spec;
+  };
+  const route = (name: string) => ({ name, route: 'HTTPRoute shop/web' });
+  const ports = [{ name: 'https', protocol: 'TCP', port: 443 }];
+
+  it("answers a route's host name with the addresses of the clusters whose Gateway accepted it, and the listeners as SRV", () => {
+    const records = recordsFor(
+      input({
+        spec: gatewaySpec(),
+        hostnames: ['both.apps.corp.internal', 'shop.apps.corp.internal'],
+        facts: [
+          facts('a', ['203.0.113.1'], {
+            ports,
+            routeHostnames: [route('shop.apps.corp.internal'), route('both.apps.corp.internal')],
+          }),
+          facts('b', ['203.0.113.2'], { ports, routeHostnames: [route('both.apps.corp.internal')] }),
+          facts('c', [], {
+            state: 'GatewayNotProgrammed',
+            routeHostnames: [route('only-c.apps.corp.internal')],
+          }),
+        ],
+      }),
+    );
+    const at = (name: string) =>
+      records.filter((r) => r.name === name).map((r) => `${r.type} ${r.values.join(',')}`);
+    expect(at('shop.apps.corp.internal')).toEqual(['A 203.0.113.1']);
+    expect(at('both.apps.corp.internal')).toEqual(['A 203.0.113.1,203.0.113.2']);
+    expect(at('_https._tcp.gateway.a.dev-team.clusters.xcc.test')).toEqual([
+      'SRV 0 0 443 gateway.a.dev-team.clusters.xcc.test.',
+    ]);
+    expect(at('_https._tcp.gateway.dev-team.clusters.xcc.test')).toEqual([
+      'SRV 0 0 443 gateway.a.dev-team.clusters.xcc.test.,0 0 443 gateway.b.dev-team.clusters.xcc.test.',
+    ]);
+  });
+
+  it("does not answer a route's name from clusters that lack the route, even when its own cluster has no address", () => {
+    const records = recordsFor(
+      input({
+        spec: gatewaySpec(),
+        hostnames: ['only-c.apps.corp.internal'],
+        facts: [
+          facts('a', ['203.0.113.1']),
+          facts('c', [], {
+            state: 'GatewayNotProgrammed',
+            routeHostnames: [route('only-c.apps.corp.internal')],
+          }),
+        ],
+      }),
+    );
+    expect(records.filter((r) => r.name === 'only-c.apps.corp.internal')).toEqual([]);
+  });
+
+  it('with localFirst, a cluster whose Gateway has the route answers with its own; another gets those that have it', () => {
+    const spec = { ...gatewaySpec(), answer: 'localFirst' as const };
+    const all = [
+      facts('a', ['203.0.113.1'], { routeHostnames: [route('shop.apps.corp.internal')] }),
+      facts('b', ['203.0.113.2'], { routeHostnames: [route('shop.apps.corp.internal')] }),
+      facts('c', ['203.0.113.3']),
+    ];
+    const views = shardViews(input({ spec, hostnames: ['shop.apps.corp.internal'], facts: all }));
+    const answer = (receiving: string) =>
+      [...views.shards(receiving).values()]
+        .flat()
+        .filter((r) => r.name === 'shop.apps.corp.internal')
+        .flatMap((r) => r.values)
+        .sort();
+    expect(answer('a')).toEqual(['203.0.113.1']);
+    expect(answer('c')).toEqual(['203.0.113.1', '203.0.113.2']);
   });
 });

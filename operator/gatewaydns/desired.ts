@@ -97,7 +97,9 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
   const withAddresses = [...input.facts]
     .filter((f) => f.addresses.length > 0)
     .sort((a, b) => byCodePoint(a.cluster, b.cluster));
-  const { nodePorts: nodePort, headless } = RESOLUTION_TYPES[spec.resolutionType];
+  const { nodePorts, headless } = RESOLUTION_TYPES[spec.resolutionType];
+  // SRV records carry ports: a nodePort Service's node ports, a Gateway's listener ports.
+  const srvPorts = nodePorts || spec.gateway !== undefined;
   const shared = namespaceGatewayDomain(spec.gatewayLabel, namespace, suffix);
   const excluded = (input.excludedDomains ?? []).map((d) => d.toLowerCase());
   const kept = (records: DNSRecord[]) =>
@@ -112,7 +114,7 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
     const headlessSrv = new Map<string, string[]>();
     // A loop, not push(...): a 10,000-pod Service has more records than call arguments may be.
     if (headless) for (const r of headlessRecords(domain, facts, ttl, headlessSrv)) records.push(r);
-    if (nodePort && hasIp(facts.addresses)) {
+    if (srvPorts && hasIp(facts.addresses)) {
       // The SRV target must own address records itself (RFC 2782: not an alias),
       // and a wildcard does not cover its own parent, so the domain gets them too.
       records.push(...addressRecords(domain, facts.addresses, ttl));
@@ -122,6 +124,7 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
     return { facts, domain, headlessSrv, records: kept(records).sort(byRecord) };
   });
 
+  const { everywhere, byRoute } = hostnamesByHolder(input.hostnames ?? [], spec.hostnames, input.facts);
   const policied = spec.trafficPolicy !== undefined;
   const viewOf = (receivingCluster?: string) =>
     spec.answer === 'localFirst'
@@ -141,10 +144,19 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
     const cnameTarget = anyIp
       ? undefined
       : [...answering].flatMap((f) => f.addresses.filter((a) => isIP(a) === 0)).sort(byCodePoint)[0];
+    // A route's host name is answered by the clusters whose Gateway accepted the route: those among
+    // the answering ones, or, where none of them has it (localFirst elsewhere), all that have it.
+    const routeAnswering = new Map<string, Set<ClusterFacts>>();
+    for (const [name, holders] of byRoute) {
+      const near = holders.filter((f) => answering.has(f));
+      routeAnswering.set(name, new Set(near.length ? near : holders));
+    }
     const shards = new Map<string, DNSRecord[]>();
     for (const { facts, domain, headlessSrv, records } of own) {
       let shard = records;
-      if (answering.has(facts)) {
+      const names = answering.has(facts) ? [wildcard(shared), ...everywhere] : [];
+      for (const [name, chosen] of routeAnswering) if (chosen.has(facts)) names.push(name);
+      if (names.length) {
         const sharedRecords: DNSRecord[] = [];
         const addresses = anyIp
           ? facts.addresses.filter((a) => isIP(a) !== 0)
@@ -158,15 +170,16 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
           probePort: facts.probePort,
           local: facts.cluster === local,
         });
-        for (const name of [wildcard(shared), ...(input.hostnames ?? [])])
+        for (const name of names)
           for (const record of addressRecords(name, addresses, ttl))
             // A CNAME has one target: it cannot be one candidate among others.
             sharedRecords.push(policy && record.type !== 'CNAME' ? { ...record, policy } : record);
-        if (nodePort && hasIp(facts.addresses))
+        if (answering.has(facts) && srvPorts && hasIp(facts.addresses))
           for (const port of facts.ports)
             sharedRecords.push(srv(srvName(port.name, port.protocol, shared), [srvValue(port, domain)], ttl));
-        for (const [labels, values] of headlessSrv)
-          sharedRecords.push(srv(`${labels}.${shared}`, values, ttl));
+        if (answering.has(facts))
+          for (const [labels, values] of headlessSrv)
+            sharedRecords.push(srv(`${labels}.${shared}`, values, ttl));
         // Appended to a sorted list: the sort is a merge of two runs.
         shard = [...records, ...kept(sharedRecords)].sort(byRecord);
       }
@@ -183,6 +196,34 @@ export function shardViews(input: Omit<DesiredInput, 'receivingCluster'>): Shard
       return shards;
     },
   };
+}
+
+/**
+ * The served custom host names split by who answers them: names of spec.hostnames and of the fqdn
+ * annotation, answered like the cluster-independent name, and names only routes ask for (spec.gatewayRef),
+ * each with the clusters with addresses whose Gateway accepted such a route (none: not answered).
+ */
+function hostnamesByHolder(
+  served: readonly string[],
+  specHostnames: readonly string[],
+  facts: readonly ClusterFacts[],
+): { everywhere: string[]; byRoute: Map<string, ClusterFacts[]> } {
+  const shared = new Set([
+    ...specHostnames.map((n) => n.toLowerCase()),
+    ...facts.flatMap((f) => f.annotatedHostnames ?? []),
+  ]);
+  // Clusters without addresses hold a route's name too: it is theirs, answered by none of the others.
+  const routed = new Map<string, ClusterFacts[]>();
+  for (const f of facts)
+    for (const { name } of f.routeHostnames ?? []) appendTo(routed, name, f.addresses.length ? [f] : []);
+  const everywhere: string[] = [];
+  const byRoute = new Map<string, ClusterFacts[]>();
+  for (const name of served) {
+    const holders = routed.get(name);
+    if (holders && !shared.has(name)) byRoute.set(name, holders);
+    else everywhere.push(name);
+  }
+  return { everywhere, byRoute };
 }
 
 /** Records of the same name and type become one with the union of their values, as a dns-server merges them. */
@@ -243,7 +284,7 @@ function headlessRecords(
 }
 
 /** Appends in place: copying the list on every pod would make a large Service quadratic. */
-function appendTo(map: Map<string, string[]>, key: string, values: readonly string[]): void {
+function appendTo<T>(map: Map<string, T[]>, key: string, values: readonly T[]): void {
   const list = map.get(key);
   if (!list) map.set(key, [...values]);
   else for (const v of values) list.push(v);
@@ -272,7 +313,7 @@ function srv(name: string, values: string[], ttl: number): DNSRecord {
 
 /** RFC 2782 "priority weight port target"; equal priority and weight: clients pick at random. */
 function srvValue(port: GatewayPort, target: string): string {
-  return `0 0 ${port.nodePort} ${target}.`;
+  return `0 0 ${port.port} ${target}.`;
 }
 
 function hasIp(addresses: string[]): boolean {

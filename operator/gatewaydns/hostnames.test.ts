@@ -170,3 +170,47 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
     expect(customHostnames(mine, 'xcc.test', others)).toEqual({ served, refused });
   });
 });
+
+describe('customHostnames: further zones and route host names', () => {
+  it('serves names in any zone the dns-servers serve, and names them all when refusing one outside', () => {
+    const got = customHostnames(
+      {
+        ...self,
+        hostnames: [],
+        annotated: [
+          { name: 'shop.apps.corp.internal', from: 'HTTPRoute shop/web in cluster a' },
+          { name: 'x.example.com', from: 'HTTPRoute shop/web in cluster a' },
+        ],
+      },
+      'xcc.test',
+      [],
+      ['apps.corp.internal'],
+    );
+    expect(got.served).toEqual(['shop.apps.corp.internal']);
+    expect(got.refused).toEqual([
+      {
+        name: 'x.example.com',
+        reason: 'outside the zones served (xcc.test, apps.corp.internal)',
+        kind: 'Invalid',
+      },
+    ]);
+  });
+
+  it('names the route through which an older GatewayDNS holds a name', () => {
+    const holder: HostnameClaim = {
+      gatewayDns: 'team-b/edge',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      hostnames: [],
+      annotated: [{ name: 'shop.apps.corp.internal', from: 'HTTPRoute shop/web in cluster cluster-a' }],
+    };
+    const got = customHostnames(
+      { ...self, hostnames: ['shop.apps.corp.internal'] },
+      'xcc.test',
+      [holder],
+      ['apps.corp.internal'],
+    );
+    expect(got.refused[0]?.reason).toBe(
+      'claimed by the older gatewaydns team-b/edge through HTTPRoute shop/web in cluster cluster-a',
+    );
+  });
+});

@@ -9,13 +9,16 @@ export interface HostnameClaim {
   createdAt: string;
   /** spec.hostnames. */
   hostnames: string[];
-  /** Names from the fqdn annotation of its Service, each with where it was read. */
+  /** Names from the fqdn annotation of its Service, or from its Gateway's routes, each with where it was read. */
   annotated?: AnnotatedHostname[];
 }
 
 export interface AnnotatedHostname {
   name: string;
-  /** The Service carrying the annotation, for a loser's status: "Service apps/db in cluster cluster-a". */
+  /**
+   * Where it was read, for a loser's status: "Service apps/db in cluster cluster-a" (the fqdn
+   * annotation), "HTTPRoute shop/web in cluster cluster-a" (a route of the Gateway).
+   */
   from: string;
 }
 
@@ -42,24 +45,34 @@ export function olderThan(a: HostnameClaim, b: HostnameClaim): boolean {
 }
 
 /**
- * A name is served when it is inside the zone, not under clusters.<suffix>
- * (the generated names of every team live there), and no older GatewayDNS,
- * in any namespace, asks for it: in its spec.hostnames or through the fqdn
- * annotation of its Service, which count the same. A refused name says
- * which GatewayDNS holds it (the oldest claim), and by which annotation.
+ * A name is served when it is inside a zone the dns-servers serve (the suffix,
+ * or one of the further zones the operator is told of), not under
+ * clusters.<suffix> (the generated names of every team live there), and no
+ * older GatewayDNS, in any namespace, asks for it: in its spec.hostnames,
+ * through the fqdn annotation of its Service or by a route of its Gateway,
+ * which all count the same. A refused name says which GatewayDNS holds it
+ * (the oldest claim), and through what.
  */
 export function customHostnames(
   self: HostnameClaim,
   suffix: string,
   others: HostnameClaim[],
+  /** Further zones the dns-servers serve (the operator's --zone). */
+  otherZones: readonly string[] = [],
 ): HostnameResult {
   const zone = normalizeHostname(suffix);
+  const zones = [zone, ...otherZones.map(normalizeHostname)];
   const generated = `clusters.${zone}`;
   const served: string[] = [];
   const refused: HostnameResult['refused'] = [];
   for (const name of claimedNames(self)) {
-    if (!name.endsWith(`.${zone}`)) {
-      refused.push({ name, reason: `outside the zone ${zone}`, kind: 'Invalid' });
+    if (!zones.some((z) => name.endsWith(`.${z}`))) {
+      refused.push({
+        name,
+        reason:
+          zones.length > 1 ? `outside the zones served (${zones.join(', ')})` : `outside the zone ${zone}`,
+        kind: 'Invalid',
+      });
       continue;
     }
     if (name === generated || name.endsWith(`.${generated}`)) {
@@ -89,7 +102,11 @@ export function customHostnames(
 function through(holder: HostnameClaim, name: string): string {
   if (holder.hostnames.map(normalizeHostname).includes(name)) return '';
   const annotation = holder.annotated?.find((a) => normalizeHostname(a.name) === name);
-  return annotation ? ` through the fqdn annotation on ${annotation.from}` : '';
+  if (!annotation) return '';
+  // A route's claim names the route ("HTTPRoute shop/web in cluster a"), a Service's the annotation.
+  return annotation.from.startsWith('Service ')
+    ? ` through the fqdn annotation on ${annotation.from}`
+    : ` through ${annotation.from}`;
 }
 
 /** The fqdn annotation's names: one, or several separated by commas or spaces. */

@@ -20,10 +20,13 @@ export type Grant = { allowed: true } | { allowed: false; message: string };
 /** The namespaces a GatewayDNS names, with the field that names each. */
 export function namespacesNamed(spec: {
   serviceNamespace: string;
+  gateway?: { namespace: string };
   mirror?: { namespace: string };
 }): { field: string; namespace: string }[] {
   return [
-    { field: 'spec.service', namespace: spec.serviceNamespace },
+    spec.gateway
+      ? { field: 'spec.gatewayRef.namespace', namespace: spec.gateway.namespace }
+      : { field: 'spec.service', namespace: spec.serviceNamespace },
     ...(spec.mirror ? [{ field: 'spec.mirror.namespace', namespace: spec.mirror.namespace }] : []),
   ];
 }

@@ -61,6 +61,8 @@ export interface ReconcilerOptions {
   /** The workload-namespace grant annotation of a management namespace (undefined: none set). */
   workloadNamespacesGrant: (namespace: string) => string | undefined;
   domainSuffix: string;
+  /** Further zones the dns-servers serve (--zone): custom and route host names may be in them. */
+  otherZones?: readonly string[];
   recordsNamespace: string;
   events: EventRecorder;
   metrics: Metrics;
@@ -120,6 +122,7 @@ export class GatewayDnsReconciler {
     this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
     this.claims = new ClaimsRegistry({
       domainSuffix: opts.domainSuffix,
+      otherZones: opts.otherZones,
       listGatewayDns: opts.listGatewayDns,
       getGatewayDns: opts.getGatewayDns,
       selectedClusters: (namespace, selector) => this.selectedClusters(namespace, selector),

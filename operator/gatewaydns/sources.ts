@@ -6,7 +6,9 @@
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
 import { slicesOf } from '../model/endpoints.js';
-import type { ClusterFacts } from '../model/facts.js';
+import type { ClusterFacts, ServiceObservation } from '../model/facts.js';
+import { ROUTE_KIND_NAMES, observeGateway } from '../model/gateway-api.js';
+import type { RemoteCluster } from '../clusters/remote.js';
 import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import { frozenMessage, type Frozen } from '../clusters/lifecycle.js';
 import { annotatedHostnames } from './hostnames.js';
@@ -74,6 +76,11 @@ export class SourceReader {
         cluster,
         this.opts.clusters.problem(namespace, cluster) ?? 'no client',
       );
+    if (spec.gateway) {
+      const seen = await this.observeGatewayOf(remote, spec.gateway);
+      if ('unreachable' in seen) return this.unreachable(gw, memoryKey, cluster, seen.unreachable);
+      return this.observed(gw, memoryKey, cluster, now, seen, { service: undefined, slices: [], nodes: [] });
+    }
     const services = remote.servicesIn(spec.serviceNamespace);
     const type = RESOLUTION_TYPES[spec.resolutionType];
     const nodes = type.nodePorts ? remote.nodes() : undefined;
@@ -94,6 +101,54 @@ export class SourceReader {
     const seen = type.observe(observed.service, observed.slices, observed.nodes, spec);
     const fqdn = annotatedHostnames(service?.metadata?.annotations?.[FQDN_ANNOTATION]);
     if (fqdn.length) seen.annotatedHostnames = fqdn;
+    return this.observed(gw, memoryKey, cluster, now, seen, observed);
+  }
+
+  /**
+   * spec.gatewayRef: the Gateway and the routes of the cluster, from cluster-wide watches shared by
+   * every GatewayDNS that names a Gateway there. A route kind whose CRD is not installed (404) is
+   * read as none; Gateway API not installed at all is the cluster's state, not an error.
+   */
+  private async observeGatewayOf(
+    remote: RemoteCluster,
+    ref: NonNullable<EffectiveSpec['gateway']>,
+  ): Promise<ServiceObservation | { unreachable: string }> {
+    const gateways = remote.gateways();
+    const routes = ROUTE_KIND_NAMES.map((kind) => ({ kind, watch: remote.routes(kind) }));
+    await Promise.all(
+      [gateways, ...routes.map((r) => r.watch)].map((w) =>
+        w.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
+      ),
+    );
+    if (gateways.lastErrorStatus === 404 && !gateways.healthy && remote.healthy !== false)
+      return {
+        state: 'GatewayNotFound',
+        addresses: [],
+        ports: [],
+        message:
+          'Gateway API is not installed in this cluster (gateways.gateway.networking.k8s.io/v1 is not served)',
+      };
+    const gatewayWhy = remote.unreachableReason(gateways);
+    if (gatewayWhy) return { unreachable: gatewayWhy };
+    const served = [];
+    for (const { kind, watch } of routes) {
+      if (!watch.healthy && watch.lastErrorStatus === 404 && remote.healthy !== false) continue;
+      const why = remote.unreachableReason(watch);
+      if (why) return { unreachable: `${kind}: ${why}` };
+      for (const route of watch.list()) served.push({ kind, route });
+    }
+    return observeGateway(ref, gateways.get(ref.name, ref.namespace), served);
+  }
+
+  /** A reachable cluster's observation, remembered (for when it is not) with since when it shows these addresses. */
+  private observed(
+    gw: GatewayDNS,
+    memoryKey: string,
+    cluster: string,
+    now: Date,
+    seen: ServiceObservation,
+    observed: NonNullable<ClusterFacts['observed']>,
+  ): ClusterFacts {
     const previous = this.lastKnown.get(memoryKey) ?? fromStatus(gw, cluster);
     const unchanged =
       previous?.state === seen.state &&
@@ -123,6 +178,7 @@ export class SourceReader {
       ...(previous?.endpoints ? { endpoints: previous.endpoints } : {}),
       ...(previous?.unreadyHostnames ? { unreadyHostnames: previous.unreadyHostnames } : {}),
       ...(previous?.annotatedHostnames ? { annotatedHostnames: previous.annotatedHostnames } : {}),
+      ...(previous?.routeHostnames ? { routeHostnames: previous.routeHostnames } : {}),
       error,
       ...(previous?.lastSeen ? { lastSeen: previous.lastSeen } : {}),
     };

@@ -184,6 +184,19 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
           ...(conflictNote ? [conflictNote] : []),
         ].join('; '),
       };
+    if (facts.some((f) => f.state === 'GatewayNotFound' || f.state === 'GatewayNotProgrammed')) {
+      const missing = facts.every((f) => f.state === 'GatewayNotFound');
+      return {
+        status: 'False',
+        reason: missing ? REASONS.GatewayNotFound : REASONS.GatewayNotProgrammed,
+        message: [
+          missing
+            ? `the Gateway exists in none of the selected clusters (${namedFirst(facts.map((f) => `${f.cluster}${f.message ? `: ${f.message}` : ''}`))})`
+            : `no selected cluster's Gateway is Programmed with an address (${namedFirst(facts.map((f) => `${f.cluster}: ${f.state}`))})`,
+          ...(conflictNote ? [conflictNote] : []),
+        ].join('; '),
+      };
+    }
     const notFound = facts.every((f) => f.state === 'ServiceNotFound');
     const first = notFound
       ? `the Service exists in none of the selected clusters (${namedFirst(facts.map((f) => f.cluster))})`

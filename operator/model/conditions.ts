@@ -15,6 +15,10 @@ export const REASONS = {
   ServiceNotFound: 'ServiceNotFound',
   /** The Service exists but no selected cluster gives it an address yet. */
   NoAddresses: 'NoAddresses',
+  /** spec.gatewayRef: no selected cluster has the Gateway. */
+  GatewayNotFound: 'GatewayNotFound',
+  /** spec.gatewayRef: the Gateway exists, but in no selected cluster is it Programmed with an address. */
+  GatewayNotProgrammed: 'GatewayNotProgrammed',
   /** resolutionType clusterIP names a headless Service (no cluster IP) in every selected cluster that has it. */
   HeadlessService: 'HeadlessService',
   /** Another GatewayDNS in the namespace, created earlier, already claims some of the names. */

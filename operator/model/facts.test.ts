@@ -64,8 +64,8 @@ describe('observeService', () => {
       state: 'Ready',
       addresses: ['192.168.0.2', '203.0.113.1'],
       ports: [
-        { name: '80', protocol: 'TCP', nodePort: 30080 },
-        { name: 'https', protocol: 'TCP', nodePort: 30443 },
+        { name: '80', protocol: 'TCP', port: 30080 },
+        { name: 'https', protocol: 'TCP', port: 30443 },
       ],
       probePort: 30443,
     });

@@ -18,14 +18,25 @@ export const CLUSTER_STATES = [
   'Deleting',
   /** Cluster API does not report the Cluster up yet: not connected to; left as last published (nothing, if new). */
   'Provisioning',
+  /** spec.gatewayRef: no such Gateway in the cluster (or Gateway API is not installed there). */
+  'GatewayNotFound',
+  /** spec.gatewayRef: the Gateway is not Programmed=True, so its addresses are not published. */
+  'GatewayNotProgrammed',
 ] as const;
 export type ClusterState = (typeof CLUSTER_STATES)[number];
 
+/** A port published as SRV records: a Service's node port, or a Gateway listener's port. */
 export interface GatewayPort {
-  /** The Service port's name, or its number when unnamed. */
+  /** The Service port's name (or its number when unnamed), or the listener's name. */
   name: string;
   protocol: string;
-  nodePort: number;
+  port: number;
+}
+
+/** spec.gatewayRef: a host name of a route the cluster's Gateway accepted, and the route ("HTTPRoute shop/web"). */
+export interface RouteHostname {
+  name: string;
+  route: string;
 }
 
 export interface EndpointPort {
@@ -48,7 +59,7 @@ export interface ServiceObservation {
   state: Exclude<ClusterState, 'Unreachable'>;
   /** IPv4/IPv6 addresses and host names, sorted; for Unreachable the last known ones. */
   addresses: string[];
-  /** nodePort only: the node ports to publish as SRV records. */
+  /** nodePort: the node ports to publish as SRV records; gatewayRef: the listeners' ports. */
   ports: GatewayPort[];
   /** Why the cluster is not Ready and what to do, when its state alone does not say. */
   message?: string;
@@ -66,6 +77,8 @@ export interface ServiceObservation {
   totalEndpoints?: number;
   /** Names the Service asks for with the fqdn annotation. */
   annotatedHostnames?: string[];
+  /** spec.gatewayRef: host names of the routes the cluster's Gateway accepted; answered by the clusters that have them. */
+  routeHostnames?: RouteHostname[];
 }
 
 /**
@@ -138,7 +151,7 @@ function observeServiceAddresses(
   if (opts.resolutionType === 'clusterIP') return observeClusterIPs(service);
   const ports: GatewayPort[] = (service.spec?.ports ?? [])
     .filter((p) => typeof p.nodePort === 'number' && p.nodePort > 0)
-    .map((p) => ({ name: p.name || String(p.port), protocol: p.protocol ?? 'TCP', nodePort: p.nodePort! }))
+    .map((p) => ({ name: p.name || String(p.port), protocol: p.protocol ?? 'TCP', port: p.nodePort! }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.protocol.localeCompare(b.protocol));
   const addresses = uniqueSorted(
     nodes.filter(isReady).flatMap((n) => preferredAddress(n, opts.nodeAddressTypes) ?? []),

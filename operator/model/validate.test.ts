@@ -25,6 +25,17 @@ describe('validateGatewayDnsSpec', () => {
     });
   });
 
+  it('takes spec.gatewayRef instead of spec.service', () => {
+    const v = validateGatewayDnsSpec({
+      clusterSelector: {},
+      gatewayRef: { namespace: 'infra', name: 'edge' },
+    });
+    expect(v).toMatchObject({
+      valid: true,
+      spec: { gateway: { namespace: 'infra', name: 'edge' }, serviceNamespace: '', serviceName: '' },
+    });
+  });
+
   it.each([
     [undefined, 'spec is missing'],
     [{ clusterSelector: {}, service: 'envoy' }, 'spec.service must match pattern'],
@@ -45,6 +56,20 @@ describe('validateGatewayDnsSpec', () => {
       },
       'takes no values',
     ],
+    [{ clusterSelector: {} }, 'exactly one of spec.service and spec.gatewayRef'],
+    [
+      { clusterSelector: {}, service: 'a/b', gatewayRef: { namespace: 'infra', name: 'edge' } },
+      'exactly one of spec.service and spec.gatewayRef',
+    ],
+    [
+      { clusterSelector: {}, gatewayRef: { namespace: 'infra', name: 'edge' }, resolutionType: 'nodePort' },
+      'resolutionType applies to spec.service',
+    ],
+    [
+      { clusterSelector: {}, gatewayRef: { namespace: 'infra', name: 'edge' }, mirror: {} },
+      'spec.mirror mirrors a Service',
+    ],
+    [{ clusterSelector: {}, gatewayRef: { namespace: 'infra' } }, "must have required property 'name'"],
   ])('rejects %j with a clear message', (spec, message) => {
     const v = validateGatewayDnsSpec(spec);
     expect(v.valid).toBe(false);

@@ -17,6 +17,7 @@ import {
   type HealthCheckSpec,
   type WhenNoneHealthy,
   type GatewayDNSSpec,
+  type GatewayRef,
   type LabelSelector,
   type NodeAddressType,
   type ResolutionType,
@@ -25,8 +26,11 @@ import {
 /** A spec with every default filled in: what desired.ts works from. */
 export interface EffectiveSpec {
   clusterSelector: LabelSelector;
+  /** spec.service; both '' when the source is spec.gatewayRef. */
   serviceNamespace: string;
   serviceName: string;
+  /** spec.gatewayRef: the source is a Gateway API Gateway, not a Service (resolutionType is loadBalancer). */
+  gateway?: GatewayRef;
   resolutionType: ResolutionType;
   answer: AnswerPolicy;
   hostnames: string[];
@@ -71,15 +75,19 @@ export function validateGatewayDnsSpec(spec: unknown): Validation {
     (spec.weights ?? [])
       .map((w, i) => checkSelector(w.clusterSelector, `spec.weights[${i}].clusterSelector`))
       .find(Boolean) ??
+    checkSource(spec) ??
     checkTrafficPolicy(spec);
   if (selectorProblem) return { valid: false, message: selectorProblem };
-  const [serviceNamespace = '', serviceName = ''] = spec.service.split('/');
+  const [serviceNamespace = '', serviceName = ''] = (spec.service ?? '/').split('/');
   return {
     valid: true,
     spec: {
       clusterSelector: spec.clusterSelector,
       serviceNamespace,
       serviceName,
+      ...(spec.gatewayRef
+        ? { gateway: { namespace: spec.gatewayRef.namespace, name: spec.gatewayRef.name } }
+        : {}),
       resolutionType: spec.resolutionType ?? DEFAULT_RESOLUTION_TYPE,
       answer: spec.answer ?? DEFAULT_ANSWER_POLICY,
       hostnames: [...new Set(spec.hostnames ?? [])].sort(),
@@ -125,6 +133,17 @@ function trafficPolicyOf(spec: GatewayDNSSpec): { trafficPolicy?: TrafficPolicyS
       whenNoneHealthy: spec.whenNoneHealthy ?? DEFAULT_WHEN_NONE_HEALTHY,
     },
   };
+}
+
+/** The CRD's CEL rules on the source, which an old CRD may not have enforced. */
+function checkSource(spec: GatewayDNSSpec): string | undefined {
+  if ((spec.service === undefined) === (spec.gatewayRef === undefined))
+    return 'exactly one of spec.service and spec.gatewayRef';
+  if (!spec.gatewayRef) return undefined;
+  if ((spec.resolutionType ?? DEFAULT_RESOLUTION_TYPE) !== 'loadBalancer')
+    return "spec.gatewayRef takes its addresses from the Gateway's status; resolutionType applies to spec.service";
+  if (spec.mirror) return 'spec.mirror mirrors a Service; it needs spec.service, not spec.gatewayRef';
+  return undefined;
 }
 
 /** The CRD's CEL rules on the traffic policy, which an old CRD may not have enforced. */

@@ -20,6 +20,13 @@ export function binPath(name: 'testenv' | 'kubectl' | 'coredns'): string {
   return p;
 }
 
+/** The Gateway API CRDs of one release channel, copied from its module by test/testenv/build.sh. */
+export function gatewayApiCrds(channel: 'standard' | 'experimental'): string {
+  const p = path.join(repoRoot(), '.cache', 'gateway-api', channel);
+  if (!existsSync(p)) throw new Error(`${p} is missing: run "npm run testenv:build" first`);
+  return p;
+}
+
 /** Cluster API's CRDs and webhook configurations, copied from its module by test/testenv/build.sh. */
 export function clusterApiManifests(): string {
   const p = path.join(repoRoot(), '.cache', 'cluster-api');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ensureNamespace, registerWorkloadCluster, waitForClusterProvisioned } from './capi.js';
 import { installCrds, readManifests } from './kube.js';
-import { repoRoot } from './paths.js';
+import { gatewayApiCrds, repoRoot } from './paths.js';
 import type { TestEnv } from './testenv.js';
 
 export interface PrepareOptions {
@@ -17,6 +17,8 @@ export interface PrepareOptions {
   managementCrds?: (crds: KubernetesObject[]) => KubernetesObject[];
   /** Creates this namespace in every workload cluster: to the operator, the cluster then runs a dns-server. */
   recordsNamespace?: string;
+  /** Installs the Gateway API CRDs of this channel in every workload cluster (spec.gatewayRef). */
+  gatewayApi?: 'standard' | 'experimental';
 }
 
 export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promise<void> {
@@ -29,7 +31,10 @@ export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promi
   ]);
   for (const cluster of opts.workloads) {
     const kc = env.kubeConfig(cluster);
-    await installCrds(kc, ours);
+    await installCrds(kc, [
+      ...ours,
+      ...(opts.gatewayApi ? readManifests(gatewayApiCrds(opts.gatewayApi)) : []),
+    ]);
     await registerWorkloadCluster(management, {
       namespace: opts.namespace,
       cluster,

@@ -44,6 +44,24 @@ cp "$capi_src"/core/config/crd/bases/*.yaml "$capi_out/crds/"
 cp "$capi_src/core/config/webhook/manifests.yaml" "$capi_out/webhook.yaml"
 chmod -R u+w "$capi_out"
 echo "$capi_version" > "$capi_out/VERSION"
+# The Gateway API CRDs (spec.gatewayRef's Gateways and routes), from the
+# module at a pinned release: the standard channel, and the experimental one
+# for tests that want it. v1.7 needs a newer Go than this project builds with.
+GATEWAY_API_VERSION=v1.6.3
+gw_out="$root/.cache/gateway-api"
+if [ "$(cat "$gw_out/VERSION" 2>/dev/null || true)" != "$GATEWAY_API_VERSION" ]; then
+  echo "testenv: Gateway API $GATEWAY_API_VERSION CRDs" >&2
+  gw_src=$(go mod download -json "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  rm -rf "$gw_out" && mkdir -p "$gw_out/standard" "$gw_out/experimental"
+  # CRDs only: the channel folders also hold a ValidatingAdmissionPolicy and a kustomization.
+  for channel in standard experimental; do
+    for f in "$gw_src/config/crd/$channel"/gateway.networking*.yaml; do
+      case "$f" in *_vap_*) ;; *) cp "$f" "$gw_out/$channel/" ;; esac
+    done
+  done
+  chmod -R u+w "$gw_out"
+  echo "$GATEWAY_API_VERSION" > "$gw_out/VERSION"
+fi
 # CoreDNS is installed from its own module at a pinned release: its
 # dependency graph stays exactly the one CoreDNS ships, not merged with ours.
 if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then
