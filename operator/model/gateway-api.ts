@@ -11,14 +11,15 @@ import { uniqueSorted, type GatewayPort, type RouteHostname, type ServiceObserva
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 
 /**
- * The route kinds whose host names are published: the version read (the standard channel's v1 for
- * HTTPRoute and GRPCRoute; v1alpha2 for TLSRoute, which every release serving it serves), and the
- * listener protocols each attaches to. A kind whose CRD is not installed is read as none.
+ * The route kinds whose host names are published: the version read (v1, the standard channel's
+ * since Gateway API v1.5 for TLSRoute too; a cluster with an older experimental TLSRoute serving
+ * only v1alpha2 reads as having none), and the listener protocols each attaches to. A kind whose
+ * CRD is not installed is read as none.
  */
 export const ROUTE_KINDS = {
   HTTPRoute: { plural: 'httproutes', version: 'v1', protocols: ['HTTP', 'HTTPS'] },
   GRPCRoute: { plural: 'grpcroutes', version: 'v1', protocols: ['HTTP', 'HTTPS'] },
-  TLSRoute: { plural: 'tlsroutes', version: 'v1alpha2', protocols: ['TLS'] },
+  TLSRoute: { plural: 'tlsroutes', version: 'v1', protocols: ['TLS'] },
 } as const;
 export type RouteKind = keyof typeof ROUTE_KINDS;
 export const ROUTE_KIND_NAMES = Object.keys(ROUTE_KINDS) as RouteKind[];

@@ -13,7 +13,8 @@ import { parseAllDocuments } from 'yaml';
 import { renderClusterResourceSet } from '../../scripts/clusterresourceset/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
-import { binPath, repoRoot } from '../support/paths.js';
+import { installCrds, readManifests } from '../support/kube.js';
+import { binPath, gatewayApiCrds, repoRoot } from '../support/paths.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 
 const run = promisify(execFile);
@@ -102,6 +103,7 @@ describe('config/ on the management cluster', () => {
     ['examples/gateway-dns-cluster-ip.yaml', 'postgres-cluster-ip'],
     ['examples/gateway-dns-headless.yaml', 'kafka-pods'],
     ['examples/gateway-dns-mirror.yaml', 'pg-mirror'],
+    ['examples/gateway-dns-gateway-api.yaml', 'shop-gateways'],
   ])('%s: a GatewayDNS per resolution type', async (file, name) => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-f', file]))).toEqual([
       `gatewaydns.connectivity.tanzu.vmware.com/${name}`,
@@ -331,6 +333,8 @@ describe('RBAC, as the API server authorizes it', () => {
       if (!String(err).includes('AlreadyExists')) throw err;
     });
     await kubectl(WORKLOAD, ['apply', '-k', 'config/rbac/workload-access/mirror-namespace']);
+    // can-i names resources through discovery: spec.gatewayRef's Gateway API kinds need their CRDs.
+    await installCrds(kubeConfigOf(info, WORKLOAD), readManifests(gatewayApiCrds('standard')));
     // A ClusterSet member (cluster-a here, so that the checks above see the mirror role alone).
     // can-i names resources through discovery: the CRDs config/workload installs come first.
     await kubectl(MEMBER, ['apply', '-k', 'crds/mcs']);
@@ -440,6 +444,16 @@ describe('RBAC, as the API server authorizes it', () => {
     [true, 'update configmaps/coredns -n kube-system'],
     [false, 'update configmaps/other -n kube-system'],
     [false, 'list secrets -n apps'],
+    // spec.gatewayRef: Gateways and the routes whose host names are published, read only, cluster-wide.
+    [true, 'watch gateways.gateway.networking.k8s.io -A'],
+    [true, 'list httproutes.gateway.networking.k8s.io -A'],
+    [true, 'watch grpcroutes.gateway.networking.k8s.io -A'],
+    [true, 'watch tlsroutes.gateway.networking.k8s.io -A'],
+    [false, 'get gateways.gateway.networking.k8s.io -n infra'],
+    [false, 'patch gateways.gateway.networking.k8s.io --subresource=status -n infra'],
+    [false, 'update httproutes.gateway.networking.k8s.io -n shop'],
+    [false, 'watch tcproutes.gateway.networking.k8s.io -A'],
+    [false, 'watch referencegrants.gateway.networking.k8s.io -A'],
   ])('operator in a workload cluster may (%s) %s', async (allowed, verbAndResource) => {
     expect(await canI(WORKLOAD, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
   });
@@ -465,6 +479,17 @@ describe('RBAC, as the API server authorizes it', () => {
       expect(await canI(MEMBER, 'capi-dns-controller', verbAndResource.split(' '))).toBe(allowed);
     },
   );
+
+  it('examples/gateway-api-shop.yaml: a Gateway and two HTTPRoutes (one to a ServiceImport, GEP-1748), with the Gateway API CRDs', async () => {
+    for (const ns of ['infra', 'shop']) await ensureNamespace(kubeConfigOf(info, WORKLOAD), ns);
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-f', 'examples/gateway-api-shop.yaml']))).toEqual([
+      'gateway.gateway.networking.k8s.io/edge',
+      'httproute.gateway.networking.k8s.io/cart',
+      'httproute.gateway.networking.k8s.io/shop',
+      'namespace/infra',
+      'namespace/shop',
+    ]);
+  });
 
   it('examples/mcs-serviceexport.yaml: a Service and its ServiceExport, on a member with the MCS CRDs', async () => {
     await kubectl(MEMBER, ['create', 'namespace', 'projectcontour']).catch((err: unknown) => {
