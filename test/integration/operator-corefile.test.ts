@@ -184,12 +184,32 @@ describe('operator: CoreDNS Corefile wiring', () => {
     await waitForCorefile((t) => t.includes(MARKER), 'patched again');
   });
 
-  it('--cleanup-corefiles removes the block from every cluster and exits 0', async () => {
+  it('forwards each further zone (--zone) in a block of its own, to the same dns-server', async () => {
+    await op?.stop();
+    op = await startOperator(env.cluster('management').kubeconfig, [
+      '--no-leader-elect',
+      '--zone',
+      'apps.corp.internal',
+    ]);
+    const text = await waitForCorefile(
+      (t) => /\napps\.corp\.internal:53 \{/.test(t),
+      'forwarding apps.corp.internal',
+    );
+    expect(text).toMatch(/\nxcc\.test:53 \{/);
+    expect(text.startsWith(KUBEADM)).toBe(true);
+    // Both blocks forward to the dns-server Service's cluster IP.
+    const targets = [...text.matchAll(/forward \. (\S+)/g)].map((m) => m[1]);
+    expect(new Set(targets.slice(-2)).size).toBe(1);
+  });
+
+  it('--cleanup-corefiles removes the blocks from every cluster and exits 0', async () => {
     await op?.stop();
     op = undefined;
     const { code, logs } = await runOperatorToExit(env.cluster('management').kubeconfig, [
       '--no-leader-elect',
       '--cleanup-corefiles',
+      '--zone',
+      'apps.corp.internal',
     ]);
     expect({ code, logs: code === 0 ? '' : logs }).toEqual({ code: 0, logs: '' });
     expect(await corefile()).toBe(KUBEADM);
