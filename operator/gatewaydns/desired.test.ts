@@ -430,3 +430,41 @@ describe('spec.gatewayRef', () => {
     expect(answer('c')).toEqual(['203.0.113.1', '203.0.113.2']);
   });
 });
+
+describe('spec.gatewayRef with a traffic policy', () => {
+  it("makes a route's name a candidate per Gateway, probed on the first listener's port, in its tier", () => {
+    const v = validateGatewayDnsSpec({
+      clusterSelector: {},
+      gatewayRef: { namespace: 'infra', name: 'edge' },
+      answer: 'failover',
+      failover: [{ clusterSelector: { matchLabels: { region: 'eu' } } }],
+      healthCheck: { protocol: 'TCP' },
+    });
+    if (!v.valid) throw new Error(v.message);
+    const route = [{ name: 'shop.apps.corp.internal', route: 'HTTPRoute shop/web' }];
+    const records = [
+      ...shardsFor(
+        input({
+          spec: v.spec,
+          hostnames: ['shop.apps.corp.internal'],
+          clusterLabels: new Map([
+            ['eu-1', { region: 'eu' }],
+            ['us-1', { region: 'us' }],
+          ]),
+          facts: [
+            facts('eu-1', ['203.0.113.1'], { probePort: 443, routeHostnames: route }),
+            facts('us-1', ['203.0.113.2'], { probePort: 443, routeHostnames: route }),
+          ],
+        }),
+      ).values(),
+    ]
+      .flat()
+      .filter((r) => r.name === 'shop.apps.corp.internal');
+    expect(
+      records.map((r) => {
+        const p = r.policy as { cluster: string; tier: number; healthCheck?: { port?: number } };
+        return `${r.values.join()} ${p.cluster} tier ${p.tier} port ${p.healthCheck?.port}`;
+      }),
+    ).toEqual(['203.0.113.1 dev-team/eu-1 tier 0 port 443', '203.0.113.2 dev-team/us-1 tier 1 port 443']);
+  });
+});
