@@ -7,7 +7,7 @@
 // addresses and Programmed condition, each route's status.parents.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { registerWorkloadCluster } from '../support/capi.js';
-import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { answeredEverywhere, dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { testEnvInfo } from '../support/environment.js';
 import {
   deleteRoute,
@@ -52,24 +52,9 @@ describe('spec.gatewayRef: a Gateway and its routes, across clusters', () => {
   let op: OperatorProcess;
   const dns: Record<string, DnsProcess> = {};
 
-  const answer = async (cluster: string, name: string, type = 'A') =>
-    (await dig(dns[cluster]!.port, ['+short', name, type])).stdout.trim().split('\n').filter(Boolean).sort();
-
   /** Waits until every cluster's dns-server answers `want` (an empty list: no address). */
-  const everywhere = (name: string, type: string, want: string[], timeoutMs = 10_000) =>
-    Promise.all(
-      CLUSTERS.map((c) =>
-        eventually(
-          async () => {
-            const got = await answer(c, name, type);
-            if (JSON.stringify(got) !== JSON.stringify([...want].sort()))
-              throw new Error(`${c}: ${name} ${type}: got ${got.join(' ')}, want ${want.join(' ')}`);
-          },
-          timeoutMs,
-          20,
-        ),
-      ),
-    );
+  const everywhere = (name: string, type: string, want: string[]) =>
+    answeredEverywhere(dns, name, type, want);
 
   const acceptedBy = (
     cluster: string,

@@ -6,7 +6,7 @@
 // EndpointSlice controller would write them.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { registerWorkloadCluster } from '../support/capi.js';
-import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { answeredEverywhere, dig, shortAnswer, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { testEnvInfo } from '../support/environment.js';
 import { apply, eventually, statusCode } from '../support/kube.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
@@ -88,28 +88,12 @@ describe('service-level discovery', () => {
   const dns: Record<string, DnsProcess> = {};
 
   /** What the dns-server of `cluster` answers, sorted (dig +short). */
-  const answer = async (cluster: string, name: string, type = 'A', extra: string[] = []) =>
-    (await dig(dns[cluster]!.port, ['+short', ...extra, name, type])).stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .sort();
+  const answer = (cluster: string, name: string, type = 'A', extra: string[] = []) =>
+    shortAnswer(dns[cluster]!.port, name, type, extra);
 
   /** Waits until every cluster's dns-server answers `want`. */
   const everywhere = (name: string, type: string, want: string[], timeoutMs = 10_000) =>
-    Promise.all(
-      CLUSTERS.map((c) =>
-        eventually(
-          async () => {
-            const got = await answer(c, name, type);
-            if (JSON.stringify(got) !== JSON.stringify([...want].sort()))
-              throw new Error(`${c}: ${name} ${type}: got ${got.join(' ')}, want ${want.join(' ')}`);
-          },
-          timeoutMs,
-          20,
-        ),
-      ),
-    );
+    answeredEverywhere(dns, name, type, want, timeoutMs);
 
   beforeAll(async () => {
     for (const cluster of CLUSTERS) {

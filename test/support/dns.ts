@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { decode } from 'dns-packet';
+import { eventually } from './kube.js';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
 import { withTimeout } from '../../operator/runtime/equal.js';
@@ -325,4 +326,37 @@ export async function addressesAt(port: number, name: string): Promise<string[]>
   ]);
   const packet = decode(await exchange(port, q, 'tcp', 1000));
   return (packet.answers ?? []).flatMap((a) => (a.type === 'A' ? [a.data] : []));
+}
+
+/** What a dns-server on 127.0.0.1:port answers for name and type, sorted (dig +short). */
+export async function shortAnswer(
+  port: number,
+  name: string,
+  type = 'A',
+  extra: string[] = [],
+): Promise<string[]> {
+  return (await dig(port, ['+short', ...extra, name, type])).stdout.trim().split('\n').filter(Boolean).sort();
+}
+
+/** Waits until every dns-server of `servers` (by cluster) answers `want` for name and type, asking every 20 ms. */
+export async function answeredEverywhere(
+  servers: Readonly<Record<string, DnsProcess>>,
+  name: string,
+  type: string,
+  want: string[],
+  timeoutMs = 10_000,
+): Promise<void> {
+  await Promise.all(
+    Object.entries(servers).map(([cluster, server]) =>
+      eventually(
+        async () => {
+          const got = await shortAnswer(server.port, name, type);
+          if (JSON.stringify(got) !== JSON.stringify([...want].sort()))
+            throw new Error(`${cluster}: ${name} ${type}: got ${got.join(' ')}, want ${want.join(' ')}`);
+        },
+        timeoutMs,
+        20,
+      ),
+    ),
+  );
 }

@@ -63,6 +63,15 @@ async function createOrReplace(
   }
 }
 
+/** The generation a controller reports its conditions for (observedGeneration). */
+async function generationOf(
+  api: CustomObjectsApi,
+  where: { group: string; version: string; plural: string; namespace: string; name: string },
+): Promise<number> {
+  const current = (await api.getNamespacedCustomObject(where)) as { metadata: { generation: number } };
+  return current.metadata.generation;
+}
+
 /** The GatewayClass every test Gateway names, Accepted by our stand-in controller. */
 export async function ensureGatewayClass(kc: KubeConfig): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
@@ -126,8 +135,7 @@ export async function setGatewayStatus(
 ): Promise<void> {
   const api = kc.makeApiClient(CustomObjectsApi);
   const where = { group: GATEWAY_GROUP, version: 'v1', plural: 'gateways', namespace, name };
-  const current = (await api.getNamespacedCustomObject(where)) as { metadata: { generation: number } };
-  const generation = current.metadata.generation;
+  const generation = await generationOf(api, where);
   await api.patchNamespacedCustomObjectStatus(
     {
       ...where,
@@ -187,8 +195,7 @@ export async function setRouteParents(
   const api = kc.makeApiClient(CustomObjectsApi);
   const { version, plural } = ROUTES[kind];
   const where = { group: GATEWAY_GROUP, version, plural, namespace, name };
-  const current = (await api.getNamespacedCustomObject(where)) as { metadata: { generation: number } };
-  const generation = current.metadata.generation;
+  const generation = await generationOf(api, where);
   // A merge patch replaces the whole list: parents the controller no longer reports are gone.
   await api.patchNamespacedCustomObjectStatus(
     {
