@@ -171,6 +171,8 @@ describe('spec.gatewayRef: a Gateway and its routes, across clusters', () => {
     const soa = await dig(dns['cluster-b']!.port, [ZONE, 'SOA']);
     expect(soa.status).toBe('NOERROR');
     expect(soa.answer.join('\n')).toMatch(new RegExp(`^${ZONE}\\. \\d+ IN SOA ns1\\.${ZONE}\\.`));
+    const ns = await dig(dns['cluster-b']!.port, [ZONE, 'NS']);
+    expect(ns.answer.join('\n')).toMatch(new RegExp(`^${ZONE}\\. \\d+ IN NS `));
     const missing = await dig(dns['cluster-b']!.port, [`nothere.${ZONE}`, 'A']);
     expect(missing.status).toBe('NXDOMAIN');
     expect(missing.authority.join('\n')).toMatch(new RegExp(`^${ZONE}\\. \\d+ IN SOA`));
