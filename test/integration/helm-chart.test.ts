@@ -6,12 +6,12 @@
 // cluster, the ClusterResourceSet release in a Clusters' namespace. Installing
 // it on clusters with nodes is test/e2e/helm-chart.test.ts.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
-import { chartDifferences, renderChart } from '../../scripts/helm-chart/render.js';
+import { chartDifferences, renderChart, writeChart } from '../../scripts/helm-chart/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { CHART, Helm } from '../support/helm.js';
@@ -137,6 +137,73 @@ describe('charts/capi-dns', () => {
     ['the ClusterResourceSet', ['-n', 'dev-team', '--set', 'clusterResourceSet.enabled=true']],
   ])('passes helm lint --strict with %s', async (_what, flags) => {
     expect(await helm.run(['lint', '--strict', CHART, ...flags])).toContain('0 chart(s) failed');
+  });
+
+  it('takes config/monitoring in when it exists, each kind behind its value (default off)', async () => {
+    // A copy of the repository's config/ with a monitoring directory, as another change may add one.
+    const copy = path.join(dir, 'repo');
+    for (const d of ['config', 'crds', 'charts'])
+      cpSync(path.join(root, d), path.join(copy, d), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    const monitoring = path.join(copy, 'config', 'monitoring');
+    mkdirSync(monitoring);
+    writeFileSync(
+      path.join(monitoring, 'kustomization.yaml'),
+      stringify({ resources: ['rules.yaml', 'dashboards.yaml'] }),
+    );
+    writeFileSync(
+      path.join(monitoring, 'rules.yaml'),
+      stringify({
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
+        spec: {
+          groups: [
+            {
+              name: 'capi-dns',
+              rules: [
+                { alert: 'Down', expr: 'up == 0', annotations: { summary: '{{ $labels.pod }} is down' } },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    writeFileSync(
+      path.join(monitoring, 'dashboards.yaml'),
+      stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'capi-dns-dashboards',
+          namespace: 'monitoring',
+          labels: { grafana_dashboard: '1' },
+        },
+        data: { 'capi-dns.json': JSON.stringify({ panels: [{ legendFormat: '{{instance}}' }] }) },
+      }),
+    );
+    writeChart(copy, renderChart(copy, binPath('kubectl')));
+    const chart = path.join(copy, 'charts', 'capi-dns');
+    const kinds = async (flags: string[]) =>
+      parse(await helm.run(['template', 'capi-dns', chart, '-n', 'capi-dns-system', ...flags])).filter(
+        (o) => o.kind === 'PrometheusRule' || o.metadata.name === 'capi-dns-dashboards',
+      );
+    expect(await kinds([])).toEqual([]);
+    const [rule, dashboards] = await kinds([
+      '--set',
+      'monitoring.prometheusRule.enabled=true',
+      '--set',
+      'monitoring.dashboards.enabled=true',
+    ]).then((objects) => [
+      objects.find((o) => o.kind === 'PrometheusRule')!,
+      objects.find((o) => o.kind === 'ConfigMap')!,
+    ]);
+    // The release namespace for the operator's, any other kept; Prometheus's and Grafana's {{ }} untouched.
+    expect(rule!.metadata.namespace).toBe('capi-dns-system');
+    expect(JSON.stringify(rule!.spec)).toContain('"summary":"{{ $labels.pod }} is down"');
+    expect(dashboards!.metadata.namespace).toBe('monitoring');
+    expect(dashboards!.data!['capi-dns.json']).toBe('{"panels":[{"legendFormat":"{{instance}}"}]}');
+    expect(await helm.run(['lint', '--strict', chart])).toContain('0 chart(s) failed');
   });
 
   it('refuses the workload side outside recordsNamespace, with how to install it', async () => {
