@@ -79,9 +79,24 @@ describe('chart', () => {
       metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
       spec: { groups: [{ rules: [{ annotations: { summary: '{{ $labels.pod }}' } }] }] },
     };
-    const { files } = chart({ ...input, optional: { monitoring: [rule] } });
+    const podMonitor: Manifest = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: { name: 'capi-dns-server', namespace: 'capi-dns' },
+    };
+    const { files } = chart({ ...input, optional: { monitoring: [rule, podMonitor] } });
     const text = files.get('templates/monitoring/prometheusrule-capi-dns.yaml')!;
-    expect(text).toContain('{{- if $.Values.monitoring.prometheusRule.enabled }}');
+    expect(text).toContain(
+      '{{- if and $.Values.operator.enabled $.Values.monitoring.prometheusRule.enabled }}',
+    );
+    // The records namespace's: the workload side's, after its other objects, behind its value.
+    expect(files.has('templates/monitoring/podmonitor-capi-dns-server.yaml')).toBe(false);
+    const workload = files.get('templates/_workload.tpl')!;
+    const podMonitorAt = workload.indexOf(
+      '{{- if $.root.Values.monitoring.podMonitors.enabled }}\n---\napiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\n',
+    );
+    expect(podMonitorAt).toBeGreaterThan(workload.indexOf('kind: Deployment'));
+    expect(workload.slice(podMonitorAt)).toContain('namespace: {{ $.root.Values.recordsNamespace }}');
     expect(text).toContain('namespace: {{ $.Release.Namespace }}');
     expect(text).toContain('{{ "{{" }} $labels.pod {{ "}}" }}');
     expect(files.get('values.yaml')).toMatch(/monitoring:\n {2}prometheusRule:\n.*\n {4}enabled: false/);

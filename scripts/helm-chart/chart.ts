@@ -15,7 +15,7 @@ import {
   GENERATED,
   GENERATED_TEMPLATE,
 } from './fixed.js';
-import { OPERATOR_NAMESPACE, Scope, type Manifest } from './scope.js';
+import { OPERATOR_NAMESPACE, RECORDS_NAMESPACE, Scope, type Manifest } from './scope.js';
 import { Values } from './values.js';
 
 export type { Manifest } from './scope.js';
@@ -23,12 +23,15 @@ export type { Manifest } from './scope.js';
 /**
  * Optional directories of config/: rendered when they exist, each kind behind its own value
  * (default off). A kind not listed fails generation rather than landing in the chart unasked.
+ * An object in the records namespace belongs to the workload side (a dns-server PodMonitor),
+ * any other to the management side.
  */
 export const OPTIONAL_DIRS: { dir: string; kinds: Record<string, string> }[] = [
   {
     dir: 'monitoring',
     kinds: {
       PrometheusRule: 'monitoring.prometheusRule.enabled',
+      PodMonitor: 'monitoring.podMonitors.enabled',
       ConfigMap: 'monitoring.dashboards.enabled',
     },
   },
@@ -56,7 +59,7 @@ export function chart(input: ChartInput): Chart {
   const files = new Map<string, string>();
   const values = new Values();
   const images = new Set<string>();
-  const gated = new Map<string, { gate: string; object: Manifest }>();
+  const gated = new Map<string, { gate: string; object: Manifest; workload: boolean }>();
   const optionalKinds = new Map(OPTIONAL_DIRS.flatMap((d) => Object.entries(d.kinds)));
   for (const [dir, objects] of Object.entries(input.optional))
     for (const o of objects) {
@@ -65,7 +68,7 @@ export function chart(input: ChartInput): Chart {
         throw new Error(
           `config/${dir} has a ${o.kind} (${o.metadata.name}), which scripts/helm-chart/chart.ts OPTIONAL_DIRS does not list`,
         );
-      gated.set(objectId(o), { gate, object: o });
+      gated.set(objectId(o), { gate, object: o, workload: o.metadata.namespace === RECORDS_NAMESPACE });
     }
   // config/default or config/workload may come to include an optional directory: its objects stay behind their value.
   const ungated = (objects: Manifest[]) => objects.filter((o) => !gated.has(objectId(o)));
@@ -102,24 +105,35 @@ export function chart(input: ChartInput): Chart {
   const namespace = workload.filter((o) => o.kind === 'Namespace');
   const cluster = workload.filter((o) => o.kind !== 'Namespace' && FIRST_KINDS.has(o.kind));
   const namespaced = workload.filter((o) => !FIRST_KINDS.has(o.kind));
-  const define = (name: string, objects: Manifest[]) =>
-    `{{- define "capi-dns.workload.${name}" -}}\n${objects.map((o) => inside.workloadObject(o)).join('---\n')}{{- end }}\n`;
+  // Optional objects of the workload side follow, each with its separator inside its condition.
+  const optional = [...gated.values()].filter((g) => g.workload);
+  const define = (name: string, objects: Manifest[], extra: typeof optional = []) =>
+    `{{- define "capi-dns.workload.${name}" -}}\n${objects.map((o) => inside.workloadObject(o)).join('---\n')}` +
+    extra
+      .map((g) => `{{- if $.root.Values.${g.gate} }}\n---\n${inside.plainObject(g.object)}{{- end }}\n`)
+      .join('') +
+    '{{- end }}\n';
   files.set(
     'templates/_workload.tpl',
     GENERATED_TEMPLATE('config/workload') +
       '{{/* The workload side; each takes (dict "root" $ "helmLabels" bool). */}}\n' +
-      [define('namespace', namespace), define('cluster', cluster), define('namespaced', namespaced)].join(''),
+      [
+        define('namespace', namespace),
+        define('cluster', cluster),
+        define('namespaced', namespaced, optional),
+      ].join(''),
   );
   files.set('templates/dns-server.yaml', DNS_SERVER_TEMPLATE);
   files.set('templates/clusterresourceset.yaml', clusterResourceSetTemplate(workloadCrds));
 
-  // Optional directories, each kind behind its value.
-  for (const { gate, object } of gated.values()) {
+  // Optional directories, each kind behind its value; the management side's with the operator.
+  for (const { gate, object, workload } of gated.values()) {
     values.set(gate, false);
+    if (workload) continue;
     files.set(
       `templates/${gate.split('.')[0]}/${fileName(object)}`,
       GENERATED_TEMPLATE(`config/${gate.split('.')[0]}`) +
-        `{{- if $.Values.${gate} }}\n${top.plainObject(object)}{{- end }}\n`,
+        `{{- if and $.Values.operator.enabled $.Values.${gate} }}\n${top.plainObject(object)}{{- end }}\n`,
     );
   }
 

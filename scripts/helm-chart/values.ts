@@ -51,8 +51,11 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Install the workload side into Clusters by Cluster API: ConfigMaps and a ClusterResourceSet in the release namespace, which must be the Clusters' namespace on the management cluster.",
   'clusterResourceSet.clusterSelector': 'The Clusters it installs into.',
   'monitoring.prometheusRule.enabled':
-    "config/monitoring's PrometheusRules (needs the Prometheus Operator's CRDs).",
-  'monitoring.dashboards.enabled': "config/monitoring's Grafana dashboard ConfigMaps.",
+    "config/monitoring's PrometheusRules, with the management side (needs the Prometheus Operator's CRDs).",
+  'monitoring.podMonitors.enabled':
+    "config/monitoring's PodMonitors: the operator's with the management side, the dns-server's with the workload side (needs the Prometheus Operator's CRDs).",
+  'monitoring.dashboards.enabled':
+    "config/monitoring's Grafana dashboard ConfigMaps, with the management side.",
 };
 
 export interface Value {

@@ -149,7 +149,7 @@ describe('charts/capi-dns', () => {
     mkdirSync(monitoring);
     writeFileSync(
       path.join(monitoring, 'kustomization.yaml'),
-      stringify({ resources: ['rules.yaml', 'dashboards.yaml'] }),
+      stringify({ resources: ['rules.yaml', 'dashboards.yaml', 'pod-monitors.yaml'] }),
     );
     writeFileSync(
       path.join(monitoring, 'rules.yaml'),
@@ -182,6 +182,22 @@ describe('charts/capi-dns', () => {
         data: { 'capi-dns.json': JSON.stringify({ panels: [{ legendFormat: '{{instance}}' }] }) },
       }),
     );
+    writeFileSync(
+      path.join(monitoring, 'pod-monitors.yaml'),
+      ['capi-dns-controller', 'capi-dns-server']
+        .map((name) =>
+          stringify({
+            apiVersion: 'monitoring.coreos.com/v1',
+            kind: 'PodMonitor',
+            metadata: { name, namespace: name === 'capi-dns-server' ? 'capi-dns' : 'capi-dns-system' },
+            spec: {
+              selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+              podMetricsEndpoints: [{ port: 'health', path: '/metrics' }],
+            },
+          }),
+        )
+        .join('---\n'),
+    );
     writeChart(copy, renderChart(copy, binPath('kubectl')));
     const chart = path.join(copy, 'charts', 'capi-dns');
     const kinds = async (flags: string[]) =>
@@ -203,6 +219,42 @@ describe('charts/capi-dns', () => {
     expect(JSON.stringify(rule!.spec)).toContain('"summary":"{{ $labels.pod }} is down"');
     expect(dashboards!.metadata.namespace).toBe('monitoring');
     expect(dashboards!.data!['capi-dns.json']).toBe('{"panels":[{"legendFormat":"{{instance}}"}]}');
+    // The PodMonitors: the operator's with the management side, the dns-server's with the workload side.
+    const podMonitors = async (flags: string[]) =>
+      parse(
+        await helm.run(['template', 'x', chart, '--set', 'monitoring.podMonitors.enabled=true', ...flags]),
+      )
+        .filter((o) => o.kind === 'PodMonitor')
+        .map(id);
+    expect(await podMonitors(['-n', 'capi-dns-system'])).toEqual([
+      'PodMonitor/capi-dns-system/capi-dns-controller',
+    ]);
+    expect(
+      await podMonitors([
+        '-n',
+        'capi-dns',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'dnsServer.enabled=true',
+      ]),
+    ).toEqual(['PodMonitor/capi-dns/capi-dns-server']);
+    const crs = parse(
+      await helm.run([
+        'template',
+        'x',
+        chart,
+        '-n',
+        'dev-team',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'clusterResourceSet.enabled=true',
+        '--set',
+        'monitoring.podMonitors.enabled=true',
+      ]),
+    );
+    expect(parse(crs[1]!.data!['objects.yaml']!).map(id)).toContain('PodMonitor/capi-dns/capi-dns-server');
     expect(await helm.run(['lint', '--strict', chart])).toContain('0 chart(s) failed');
   });
 
