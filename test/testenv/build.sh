@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the test environment binary, kubectl, the node and control-plane
 # binaries (kubelet, kube-proxy, kube-controller-manager, kube-scheduler; all
-# from the same k8s.io/kubernetes release as the API servers) and CoreDNS into
-# .cache/bin. Go's build cache makes a second run with nothing changed take
-# seconds.
+# from the same k8s.io/kubernetes release as the API servers), Cluster API's
+# manager, Helm and CoreDNS into .cache/bin. Go's build cache makes a second
+# run with nothing changed take seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -62,6 +62,13 @@ if [ "$(cat "$gw_out/VERSION" 2>/dev/null || true)" != "$GATEWAY_API_VERSION" ];
   chmod -R u+w "$gw_out"
   echo "$GATEWAY_API_VERSION" > "$gw_out/VERSION"
 fi
+# Helm's command line from its own module (helm/go.mod) at the release pinned
+# there, for the chart's tests (charts/capi-dns): as Cluster API, its
+# Kubernetes libraries are its own. -X sets the version `helm version` reports,
+# as Helm's Makefile does for a release.
+helm_version=$(cd helm && go list -m -f '{{.Version}}' helm.sh/helm/v4)
+echo "testenv: building Helm $helm_version" >&2
+(cd helm && go build -ldflags "-X helm.sh/helm/v4/internal/version.version=$helm_version" -o "$bin/helm" helm.sh/helm/v4/cmd/helm)
 # CoreDNS is installed from its own module at a pinned release: its
 # dependency graph stays exactly the one CoreDNS ships, not merged with ours.
 if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then

@@ -1,0 +1,118 @@
+// Pure: the chart's values. Each is registered where the generator makes a
+// field of config/ a value, with config/'s own setting as its default, so
+// values.yaml and the README's table are written from config/ too. A value set
+// in two places (the zone: the operator's --domain-suffix and the
+// dns-server's --zone) must have one default in both, or generation fails:
+// config/ disagreeing with itself is a bug the chart would hide.
+import { Document, isMap, isScalar, type Pair } from 'yaml';
+
+/** What each value means, for values.yaml and the README; a value without one fails generation. */
+export const DESCRIPTIONS: Record<string, string> = {
+  zone: "The DNS zone: the operator's `--domain-suffix` and the dns-server's `--zone` (names are `<name>.gateway.<cluster>.<namespace>.clusters.<zone>`).",
+  recordsNamespace:
+    "The workload clusters' namespace of the dns-server and its DNSRecordSets: the operator's `--records-namespace`; a direct install of the dns-server goes into it (`-n`).",
+  'operator.enabled': 'Install the management side: the operator, its ServiceAccount and RBAC.',
+  'operator.image.repository': "The operator's image.",
+  'operator.image.tag': "The image's tag; empty: the chart's appVersion.",
+  'operator.image.pullPolicy': "The container's imagePullPolicy; empty: Kubernetes' default.",
+  'operator.imagePullSecrets': "The pod's imagePullSecrets.",
+  'operator.replicas':
+    'Operator replicas, active-active: each serves the management namespaces of the shards it holds (ADR 0207).',
+  'operator.shards':
+    "`--shards`: management namespaces are hashed into this many shards. Keep it fixed for the fleet's life and several times the replicas; 0: one leader and standbys.",
+  'operator.watchNamespace':
+    'Empty: the operator watches Clusters, their kubeconfig Secrets and GatewayDNS in every namespace (ClusterRoleBindings). A namespace: `--namespace` and RoleBindings in that namespace instead, so it reads no Secret elsewhere.',
+  'operator.extraArgs': 'More operator flags (`--name=value` each, see operator/README.md).',
+  'operator.resources': "The operator container's resources.",
+  'operator.podAnnotations': "Annotations on the operator's pods.",
+  'operator.nodeSelector': "The operator pods' nodeSelector.",
+  'operator.tolerations': "The operator pods' tolerations.",
+  'operator.affinity': "The operator pods' affinity.",
+  'dnsServer.enabled':
+    'Install the workload side into this cluster directly: the dns-server in the release namespace, which must be `recordsNamespace`.',
+  'dnsServer.image.repository': "The dns-server's image.",
+  'dnsServer.image.tag': "The image's tag; empty: the chart's appVersion.",
+  'dnsServer.image.pullPolicy': "The container's imagePullPolicy; empty: Kubernetes' default.",
+  'dnsServer.imagePullSecrets': "The pod's imagePullSecrets.",
+  'dnsServer.replicas': 'dns-server replicas behind its Service.',
+  'dnsServer.buildHeapLimit':
+    "`--build-heap-limit`: the zone build thread's heap (100,000 records need about 96Mi); raise it with the memory limit.",
+  'dnsServer.extraArgs': 'More dns-server flags (`--name=value` each, see dns-server/README.md).',
+  'dnsServer.resources': "The dns-server container's resources.",
+  'dnsServer.priorityClassName': "The dns-server pods' priority class (CoreDNS's).",
+  'dnsServer.topologySpreadConstraints':
+    'How the replicas spread: one per node by default; on a one-node cluster make it `ScheduleAnyway`.',
+  'dnsServer.podDisruptionBudget.minAvailable': "The PodDisruptionBudget's minAvailable.",
+  'dnsServer.podAnnotations': "Annotations on the dns-server's pods.",
+  'dnsServer.nodeSelector': "The dns-server pods' nodeSelector.",
+  'dnsServer.tolerations': "The dns-server pods' tolerations.",
+  'dnsServer.affinity': "The dns-server pods' affinity.",
+  'clusterResourceSet.enabled':
+    "Install the workload side into Clusters by Cluster API: ConfigMaps and a ClusterResourceSet in the release namespace, which must be the Clusters' namespace on the management cluster.",
+  'clusterResourceSet.clusterSelector': 'The Clusters it installs into.',
+  'monitoring.prometheusRule.enabled':
+    "config/monitoring's PrometheusRules, with the management side (needs the Prometheus Operator's CRDs).",
+  'monitoring.podMonitors.enabled':
+    "config/monitoring's PodMonitors: the operator's with the management side, the dns-server's with the workload side (needs the Prometheus Operator's CRDs).",
+  'monitoring.dashboards.enabled':
+    "config/monitoring's Grafana dashboard ConfigMaps, with the management side.",
+};
+
+export interface Value {
+  key: string;
+  default: unknown;
+  description: string;
+}
+
+export class Values {
+  private readonly byKey = new Map<string, Value>();
+
+  /** Registers `key` with its default; the same key again must have the same default. */
+  set(key: string, value: unknown): void {
+    const description = DESCRIPTIONS[key];
+    if (!description) throw new Error(`the value ${key} has no description in scripts/helm-chart/values.ts`);
+    const had = this.byKey.get(key);
+    if (had && JSON.stringify(had.default) !== JSON.stringify(value))
+      throw new Error(
+        `config/ sets ${key} to ${JSON.stringify(had.default)} in one place and ${JSON.stringify(value)} in another`,
+      );
+    this.byKey.set(key, { key, default: value, description });
+  }
+
+  /** In the order of DESCRIPTIONS, which groups them. */
+  list(): Value[] {
+    const order = Object.keys(DESCRIPTIONS);
+    return [...this.byKey.values()].sort((a, b) => order.indexOf(a.key) - order.indexOf(b.key));
+  }
+
+  /** values.yaml: every value under its dotted key, its description as a `# --` comment (helm-docs' form). */
+  yaml(header: string): string {
+    const tree: Record<string, unknown> = {};
+    for (const v of this.list()) {
+      const parts = v.key.split('.');
+      let node = tree;
+      for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
+      node[parts.at(-1)!] = v.default;
+    }
+    const doc = new Document(tree, { version: '1.1' });
+    for (const v of this.list()) {
+      const parts = v.key.split('.');
+      const parent = parts.length > 1 ? doc.getIn(parts.slice(0, -1), true) : doc.contents;
+      if (!isMap(parent)) throw new Error(`values.yaml: ${v.key} has no map above it`);
+      const pair = parent.items.find((p: Pair) => isScalar(p.key) && p.key.value === parts.at(-1));
+      if (!pair || !isScalar(pair.key)) throw new Error(`values.yaml: ${v.key} is missing`);
+      pair.key.commentBefore = ` -- ${v.description}`;
+    }
+    for (const pair of isMap(doc.contents) ? doc.contents.items : [])
+      if (isScalar(pair.key) && pair.key.commentBefore === undefined) pair.key.spaceBefore = true;
+    return header + doc.toString({ lineWidth: 0 });
+  }
+
+  /** The README's table: key, default, description. */
+  markdownTable(): string {
+    const rows = this.list().map(
+      (v) => `| \`${v.key}\` | \`${JSON.stringify(v.default)}\` | ${v.description.replaceAll('|', '\\|')} |`,
+    );
+    return ['| value | default | what it is |', '| --- | --- | --- |', ...rows].join('\n') + '\n';
+  }
+}

@@ -1,0 +1,514 @@
+// charts/capi-dns: in step with config/ (it is generated from it), `helm lint`,
+// the same objects as `kubectl kustomize` of config/ with default values, and
+// `helm template` with default and other values accepted by the real API
+// servers of the test environment (`kubectl apply --dry-run=server`): the
+// management side on the management cluster, the workload side on a workload
+// cluster, the ClusterResourceSet release in a Clusters' namespace. Installing
+// it on clusters with nodes is test/e2e/helm-chart.test.ts.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments, stringify } from 'yaml';
+import { chartDifferences, renderChart, writeChart } from '../../scripts/helm-chart/render.js';
+import { ensureNamespace } from '../support/capi.js';
+import { testEnvInfo } from '../support/environment.js';
+import { CHART, Helm } from '../support/helm.js';
+import { binPath, repoRoot } from '../support/paths.js';
+import { clusterOf, kubeConfigOf } from '../support/testenv.js';
+
+const run = promisify(execFile);
+const info = testEnvInfo();
+const root = repoRoot();
+const MANAGEMENT = 'management';
+const WORKLOAD = 'cluster-b';
+const HELM_LABELS = [
+  'helm.sh/chart',
+  'app.kubernetes.io/managed-by',
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/version',
+];
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  data?: Record<string, string>;
+  spec?: Record<string, unknown>;
+}
+
+const parse = (text: string): Manifest[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((o): o is Manifest => o !== null);
+const id = (o: Manifest) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+const byId = (objects: Manifest[]) => [...objects].sort((a, b) => id(a).localeCompare(id(b)));
+
+/** The object without Helm's labels, which the chart adds and config/ has not. */
+function withoutHelmLabels(o: Manifest): Manifest {
+  const labels = Object.fromEntries(
+    Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)),
+  );
+  return { ...o, metadata: { ...o.metadata, labels } };
+}
+
+async function kustomize(dir: string): Promise<Manifest[]> {
+  const { stdout } = await run(binPath('kubectl'), ['kustomize', dir], { cwd: root, maxBuffer: 64 << 20 });
+  return parse(stdout);
+}
+
+/** `kubectl apply --dry-run=server -o json` of a rendered stream: the objects as the API server would store them. */
+async function dryRun(cluster: string, text: string): Promise<Manifest[]> {
+  const file = path.join(dir, `dry-run-${cluster}.yaml`);
+  writeFileSync(file, text);
+  try {
+    const { stdout } = await run(
+      binPath('kubectl'),
+      [
+        '--kubeconfig',
+        clusterOf(info, cluster).kubeconfig,
+        'apply',
+        '--dry-run=server',
+        '-o',
+        'json',
+        '-f',
+        file,
+      ],
+      { cwd: root, maxBuffer: 64 << 20 },
+    );
+    const out = JSON.parse(stdout) as Manifest & { items?: Manifest[] };
+    return out.items ?? [out];
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`kubectl apply --dry-run=server on ${cluster}: ${e.stderr?.trim() || e.message}`);
+  }
+}
+
+const find = (objects: Manifest[], kind: string, name: string): Manifest => {
+  const o = objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`no ${kind} ${name} among ${objects.map(id).join(', ')}`);
+  return o;
+};
+
+interface PodSpecLike {
+  replicas: number;
+  template: {
+    metadata: { annotations?: Record<string, string> };
+    spec: Record<string, unknown> & {
+      containers: { image: string; imagePullPolicy?: string; args: string[]; resources: unknown }[];
+    };
+  };
+}
+const deploymentSpec = (o: Manifest) => o.spec as unknown as PodSpecLike;
+
+let dir: string;
+let helm: Helm;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-helm-chart-'));
+  helm = new Helm(path.join(dir, 'helm'));
+  await ensureNamespace(kubeConfigOf(info, MANAGEMENT), 'capi-dns-system');
+  await ensureNamespace(kubeConfigOf(info, MANAGEMENT), 'dev-team');
+  await ensureNamespace(kubeConfigOf(info, MANAGEMENT), 'team-a');
+  await ensureNamespace(kubeConfigOf(info, WORKLOAD), 'capi-dns');
+  await ensureNamespace(kubeConfigOf(info, WORKLOAD), 'dns-records');
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const valuesFile = (name: string, values: object): string => {
+  const file = path.join(dir, `${name}.yaml`);
+  // YAML 1.1, as Helm reads values: a string like "yes" stays one.
+  writeFileSync(file, stringify(values, { version: '1.1' }));
+  return file;
+};
+
+describe('charts/capi-dns', () => {
+  it('is what config/ renders to (generated: npm run generate:helm-chart)', () => {
+    expect(chartDifferences(root, renderChart(root, binPath('kubectl')))).toEqual([]);
+  });
+
+  it.each([
+    ['default values', []],
+    ['the workload side directly', ['-n', 'capi-dns', '--set', 'dnsServer.enabled=true']],
+    ['the ClusterResourceSet', ['-n', 'dev-team', '--set', 'clusterResourceSet.enabled=true']],
+  ])('passes helm lint --strict with %s', async (_what, flags) => {
+    expect(await helm.run(['lint', '--strict', CHART, ...flags])).toContain('0 chart(s) failed');
+  });
+
+  it('takes config/monitoring in when it exists, each kind behind its value (default off)', async () => {
+    // A copy of the repository's config/ with a monitoring directory, as another change may add one.
+    const copy = path.join(dir, 'repo');
+    for (const d of ['config', 'crds', 'charts'])
+      cpSync(path.join(root, d), path.join(copy, d), { recursive: true });
+    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    const monitoring = path.join(copy, 'config', 'monitoring');
+    mkdirSync(monitoring);
+    writeFileSync(
+      path.join(monitoring, 'kustomization.yaml'),
+      stringify({ resources: ['rules.yaml', 'dashboards.yaml', 'pod-monitors.yaml'] }),
+    );
+    writeFileSync(
+      path.join(monitoring, 'rules.yaml'),
+      stringify({
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
+        spec: {
+          groups: [
+            {
+              name: 'capi-dns',
+              rules: [
+                { alert: 'Down', expr: 'up == 0', annotations: { summary: '{{ $labels.pod }} is down' } },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    writeFileSync(
+      path.join(monitoring, 'dashboards.yaml'),
+      stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'capi-dns-dashboards',
+          namespace: 'monitoring',
+          labels: { grafana_dashboard: '1' },
+        },
+        data: { 'capi-dns.json': JSON.stringify({ panels: [{ legendFormat: '{{instance}}' }] }) },
+      }),
+    );
+    writeFileSync(
+      path.join(monitoring, 'pod-monitors.yaml'),
+      ['capi-dns-controller', 'capi-dns-server']
+        .map((name) =>
+          stringify({
+            apiVersion: 'monitoring.coreos.com/v1',
+            kind: 'PodMonitor',
+            metadata: { name, namespace: name === 'capi-dns-server' ? 'capi-dns' : 'capi-dns-system' },
+            spec: {
+              selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+              podMetricsEndpoints: [{ port: 'health', path: '/metrics' }],
+            },
+          }),
+        )
+        .join('---\n'),
+    );
+    writeChart(copy, renderChart(copy, binPath('kubectl')));
+    const chart = path.join(copy, 'charts', 'capi-dns');
+    const kinds = async (flags: string[]) =>
+      parse(await helm.run(['template', 'capi-dns', chart, '-n', 'capi-dns-system', ...flags])).filter(
+        (o) => o.kind === 'PrometheusRule' || o.metadata.name === 'capi-dns-dashboards',
+      );
+    expect(await kinds([])).toEqual([]);
+    const [rule, dashboards] = await kinds([
+      '--set',
+      'monitoring.prometheusRule.enabled=true',
+      '--set',
+      'monitoring.dashboards.enabled=true',
+    ]).then((objects) => [
+      objects.find((o) => o.kind === 'PrometheusRule')!,
+      objects.find((o) => o.kind === 'ConfigMap')!,
+    ]);
+    // The release namespace for the operator's, any other kept; Prometheus's and Grafana's {{ }} untouched.
+    expect(rule!.metadata.namespace).toBe('capi-dns-system');
+    expect(JSON.stringify(rule!.spec)).toContain('"summary":"{{ $labels.pod }} is down"');
+    expect(dashboards!.metadata.namespace).toBe('monitoring');
+    expect(dashboards!.data!['capi-dns.json']).toBe('{"panels":[{"legendFormat":"{{instance}}"}]}');
+    // The PodMonitors: the operator's with the management side, the dns-server's with the workload side.
+    const podMonitors = async (flags: string[]) =>
+      parse(
+        await helm.run(['template', 'x', chart, '--set', 'monitoring.podMonitors.enabled=true', ...flags]),
+      )
+        .filter((o) => o.kind === 'PodMonitor')
+        .map(id);
+    expect(await podMonitors(['-n', 'capi-dns-system'])).toEqual([
+      'PodMonitor/capi-dns-system/capi-dns-controller',
+    ]);
+    expect(
+      await podMonitors([
+        '-n',
+        'capi-dns',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'dnsServer.enabled=true',
+      ]),
+    ).toEqual(['PodMonitor/capi-dns/capi-dns-server']);
+    const crs = parse(
+      await helm.run([
+        'template',
+        'x',
+        chart,
+        '-n',
+        'dev-team',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'clusterResourceSet.enabled=true',
+        '--set',
+        'monitoring.podMonitors.enabled=true',
+      ]),
+    );
+    expect(parse(crs[1]!.data!['objects.yaml']!).map(id)).toContain('PodMonitor/capi-dns/capi-dns-server');
+    expect(await helm.run(['lint', '--strict', chart])).toContain('0 chart(s) failed');
+  });
+
+  it('refuses the workload side outside recordsNamespace, with how to install it', async () => {
+    await expect(helm.template('x', ['-n', 'default', '--set', 'dnsServer.enabled=true'])).rejects.toThrow(
+      /recordsNamespace "capi-dns" \(helm install -n capi-dns --create-namespace\), not "default"/,
+    );
+  });
+});
+
+describe('charts/capi-dns with default values is config/ (plus Helm labels)', () => {
+  it('the management side: config/default without its Namespace (Helm creates the release namespace) and CRDs (crds/)', async () => {
+    const chart = parse(await helm.template('capi-dns', ['-n', 'capi-dns-system']));
+    const config = (await kustomize('config/default')).filter(
+      (o) => o.kind !== 'Namespace' && o.kind !== 'CustomResourceDefinition',
+    );
+    for (const o of chart)
+      expect(o.metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'Helm' });
+    expect(byId(chart.map(withoutHelmLabels))).toEqual(byId(config));
+  });
+
+  it('the workload side installed directly: config/workload without its Namespace and CRDs', async () => {
+    const chart = parse(
+      await helm.template('capi-dns-server', [
+        '-n',
+        'capi-dns',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'dnsServer.enabled=true',
+      ]),
+    );
+    const config = (await kustomize('config/workload')).filter(
+      (o) => o.kind !== 'Namespace' && o.kind !== 'CustomResourceDefinition',
+    );
+    expect(byId(chart.map(withoutHelmLabels))).toEqual(byId(config));
+  });
+
+  it("the ClusterResourceSet: config/clusterresourceset's objects, in its order", async () => {
+    const chart = parse(
+      await helm.template('capi-dns-workload', [
+        '-n',
+        'dev-team',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'clusterResourceSet.enabled=true',
+      ]),
+    );
+    const config = parse(
+      readFileSync(path.join(root, 'config/clusterresourceset/clusterresourceset.yaml'), 'utf8'),
+    );
+    expect(chart.map((o) => [o.kind, o.metadata.name, o.metadata.namespace])).toEqual(
+      config.map((o) => [o.kind, o.metadata.name, 'dev-team']),
+    );
+    for (const [i, o] of chart.entries()) {
+      if (o.kind === 'ConfigMap')
+        expect(parse(o.data!['objects.yaml']!)).toEqual(parse(config[i]!.data!['objects.yaml']!));
+      else expect(o.spec).toEqual(config[i]!.spec);
+    }
+  });
+});
+
+describe('helm template accepted by the API servers (server-side dry run)', () => {
+  it('the management side with default values, CRDs included', async () => {
+    const text = await helm.template('capi-dns', ['-n', 'capi-dns-system', '--include-crds']);
+    const objects = await dryRun(MANAGEMENT, text);
+    expect(objects.map(id).sort()).toEqual(
+      [
+        'ClusterRole//capi-dns-controller',
+        'ClusterRole//capi-dns-controller-kubeconfig-reader',
+        'ClusterRoleBinding//capi-dns-controller',
+        'ClusterRoleBinding//capi-dns-controller-kubeconfig-reader',
+        'CustomResourceDefinition//clusterproperties.about.k8s.io',
+        'CustomResourceDefinition//dnsrecordsets.connectivity.tanzu.vmware.com',
+        'CustomResourceDefinition//gatewaydns.connectivity.tanzu.vmware.com',
+        'CustomResourceDefinition//serviceexports.multicluster.x-k8s.io',
+        'CustomResourceDefinition//serviceimports.multicluster.x-k8s.io',
+        'Deployment/capi-dns-system/capi-dns-controller',
+        'Role/capi-dns-system/capi-dns-controller-leader-election',
+        'RoleBinding/capi-dns-system/capi-dns-controller-leader-election',
+        'ServiceAccount/capi-dns-system/capi-dns-controller',
+      ].sort(),
+    );
+    const spec = deploymentSpec(find(objects, 'Deployment', 'capi-dns-controller'));
+    expect(spec.replicas).toBe(3);
+    expect(spec.template.spec.containers[0]!.image).toBe('ghcr.io/capi-dns/capi-dns-controller:0.1.0');
+  });
+
+  it('the management side with other values: every value where it belongs', async () => {
+    const values = valuesFile('management', {
+      zone: 'example.org',
+      recordsNamespace: 'dns-records',
+      operator: {
+        image: { repository: 'registry.example.com/capi-dns/controller', tag: '9.9.9', pullPolicy: 'Always' },
+        imagePullSecrets: [{ name: 'registry' }],
+        replicas: 1,
+        shards: 4,
+        watchNamespace: 'team-a',
+        extraArgs: ['--log-level=debug'],
+        // Helm merges a map with the default's; null removes a key of it.
+        resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: null, memory: '256Mi' } },
+        podAnnotations: { 'example.com/scrape': 'true' },
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+        affinity: {
+          nodeAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              {
+                weight: 1,
+                preference: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['mgmt'] }] },
+              },
+            ],
+          },
+        },
+      },
+    });
+    const objects = await dryRun(
+      MANAGEMENT,
+      await helm.template('capi-dns', ['-n', 'capi-dns-system', '-f', values]),
+    );
+    const spec = deploymentSpec(find(objects, 'Deployment', 'capi-dns-controller'));
+    const pod = spec.template.spec;
+    const container = pod.containers[0]!;
+    expect(spec.replicas).toBe(1);
+    expect(container.image).toBe('registry.example.com/capi-dns/controller:9.9.9');
+    expect(container.imagePullPolicy).toBe('Always');
+    expect(container.args).toEqual([
+      '--domain-suffix=example.org',
+      '--records-namespace=dns-records',
+      '--health-listen=:8081',
+      '--shards=4',
+      '--leader-election-namespace=$(POD_NAMESPACE)',
+      '--identity=$(POD_NAME)',
+      '--namespace=team-a',
+      '--log-level=debug',
+    ]);
+    expect(container.resources).toEqual({
+      requests: { cpu: '10m', memory: '64Mi' },
+      limits: { memory: '256Mi' },
+    });
+    expect(spec.template.metadata.annotations).toEqual({ 'example.com/scrape': 'true' });
+    expect(pod).toMatchObject({
+      imagePullSecrets: [{ name: 'registry' }],
+      nodeSelector: { 'kubernetes.io/os': 'linux' },
+      tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+    });
+    expect(pod.affinity).toBeDefined();
+    // watchNamespace: RoleBindings in that namespace to the same ClusterRoles, no ClusterRoleBinding.
+    expect(objects.filter((o) => o.kind === 'ClusterRoleBinding')).toEqual([]);
+    expect(
+      objects
+        .filter((o) => o.kind === 'RoleBinding')
+        .map(id)
+        .sort(),
+    ).toEqual([
+      'RoleBinding/capi-dns-system/capi-dns-controller-leader-election',
+      'RoleBinding/team-a/capi-dns-controller',
+      'RoleBinding/team-a/capi-dns-controller-kubeconfig-reader',
+    ]);
+  });
+
+  it('the workload side installed directly, with default and with other values', async () => {
+    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true'];
+    const defaults = await dryRun(
+      WORKLOAD,
+      await helm.template('capi-dns-server', ['-n', 'capi-dns', ...direct]),
+    );
+    expect(defaults.map(id).sort()).toEqual(
+      [
+        'ClusterRole//capi-dns-server-clusterset',
+        'ClusterRoleBinding//capi-dns-server-clusterset',
+        'Deployment/capi-dns/capi-dns-server',
+        'NetworkPolicy/capi-dns/capi-dns-server',
+        'PodDisruptionBudget/capi-dns/capi-dns-server',
+        'ResourceQuota/capi-dns/capi-dns-critical-pods',
+        'Role/capi-dns/capi-dns-server',
+        'RoleBinding/capi-dns/capi-dns-server',
+        'Service/capi-dns/capi-dns-server',
+        'ServiceAccount/capi-dns/capi-dns-server',
+      ].sort(),
+    );
+    const values = valuesFile('workload', {
+      zone: 'example.org',
+      recordsNamespace: 'dns-records',
+      dnsServer: {
+        image: { tag: '9.9.9' },
+        replicas: 3,
+        buildHeapLimit: '256Mi',
+        extraArgs: ['--log-level=debug'],
+        resources: { limits: { memory: '768Mi' } },
+        topologySpreadConstraints: [],
+        podDisruptionBudget: { minAvailable: 2 },
+      },
+    });
+    const objects = await dryRun(
+      WORKLOAD,
+      await helm.template('capi-dns-server', ['-n', 'dns-records', ...direct, '-f', values]),
+    );
+    expect(objects.every((o) => !o.metadata.namespace || o.metadata.namespace === 'dns-records')).toBe(true);
+    const spec = deploymentSpec(find(objects, 'Deployment', 'capi-dns-server'));
+    const container = spec.template.spec.containers[0]!;
+    expect(spec.replicas).toBe(3);
+    expect(container.image).toBe('ghcr.io/capi-dns/dns-server:9.9.9');
+    expect(container.args).toEqual(
+      expect.arrayContaining([
+        '--zone=example.org',
+        '--namespace=dns-records',
+        '--build-heap-limit=256Mi',
+        '--log-level=debug',
+      ]),
+    );
+    expect(container.resources).toEqual({
+      requests: { cpu: '100m', memory: '64Mi' },
+      limits: { cpu: '1', memory: '768Mi' },
+    });
+    expect(spec.template.spec.topologySpreadConstraints).toBeUndefined();
+    expect(find(objects, 'PodDisruptionBudget', 'capi-dns-server').spec).toMatchObject({ minAvailable: 2 });
+    expect(find(objects, 'ClusterRoleBinding', 'capi-dns-server-clusterset')).toMatchObject({
+      subjects: [{ kind: 'ServiceAccount', name: 'capi-dns-server', namespace: 'dns-records' }],
+    });
+  });
+
+  it('the ClusterResourceSet release in a Clusters namespace, its ConfigMaps carrying the values', async () => {
+    const values = valuesFile('crs', {
+      recordsNamespace: 'dns-records',
+      operator: { enabled: false },
+      dnsServer: { replicas: 1 },
+      clusterResourceSet: { enabled: true, clusterSelector: { matchLabels: { 'example.com/dns': 'yes' } } },
+    });
+    const objects = await dryRun(
+      MANAGEMENT,
+      await helm.template('capi-dns-workload', ['-n', 'dev-team', '-f', values]),
+    );
+    expect(objects.map(id)).toEqual([
+      'ConfigMap/dev-team/capi-dns-workload-cluster',
+      'ConfigMap/dev-team/capi-dns-workload-namespaced',
+      'ClusterResourceSet/dev-team/capi-dns-workload',
+    ]);
+    expect(objects[2]!.spec).toMatchObject({
+      clusterSelector: { matchLabels: { 'example.com/dns': 'yes' } },
+    });
+    const inside = parse(objects[0]!.data!['objects.yaml']!).concat(
+      parse(objects[1]!.data!['objects.yaml']!),
+    );
+    expect(inside[0]).toMatchObject({ kind: 'Namespace', metadata: { name: 'dns-records' } });
+    expect(deploymentSpec(find(inside, 'Deployment', 'capi-dns-server')).replicas).toBe(1);
+    // Cluster API creates these, not Helm: they carry no Helm labels.
+    for (const o of inside) expect(o.metadata.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
+    // What Cluster API would apply in a workload cluster, accepted there (the namespace exists already).
+    const workloadText = inside
+      .filter((o) => o.kind !== 'Namespace')
+      .map((o) => stringify(o))
+      .join('---\n');
+    expect((await dryRun(WORKLOAD, workloadText)).length).toBe(inside.length - 1);
+  });
+});
