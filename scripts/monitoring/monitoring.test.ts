@@ -62,17 +62,18 @@ describe('config/monitoring', () => {
     );
   });
 
-  it('has a PrometheusRule with the same groups, valid for the monitoring.coreos.com/v1 CRD', () => {
-    const [rule] = parseAllDocuments(read('prometheus-rule.yaml')).map(
-      (d) => d.toJS() as Record<string, unknown>,
+  it('has a PrometheusRule per side with its group of the rules file, valid for the monitoring.coreos.com/v1 CRD', () => {
+    const plain = parseAllDocuments(read('prometheus-rules.yaml'))[0]!.toJS() as {
+      groups: { name: string }[];
+    };
+    const rules = ['prometheus-rule.yaml', 'workload/prometheus-rule.yaml'].map(
+      (file) => parseAllDocuments(read(file)).map((d) => d.toJS() as Record<string, unknown>)[0]!,
     );
-    const plain = parseAllDocuments(read('prometheus-rules.yaml'))[0]!.toJS() as { groups: unknown };
-    expect(rule).toMatchObject({
-      apiVersion: 'monitoring.coreos.com/v1',
-      kind: 'PrometheusRule',
-      metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
-    });
-    expect((rule as { spec: { groups: unknown } }).spec.groups).toEqual(plain.groups);
+    expect(rules.map((r) => r.metadata)).toMatchObject([
+      { name: 'capi-dns-operator', namespace: 'capi-dns-system' },
+      { name: 'capi-dns-server', namespace: 'capi-dns' },
+    ]);
+    expect(rules.flatMap((r) => (r as { spec: { groups: unknown[] } }).spec.groups)).toEqual(plain.groups);
     // The part of the CRD's schema (prometheus-operator v0.7x) that rules files meet or miss.
     const duration =
       '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$';
@@ -115,7 +116,10 @@ describe('config/monitoring', () => {
         },
       },
     });
-    expect(validate(rule) ? [] : validate.errors).toEqual([]);
+    for (const rule of rules) {
+      expect(rule).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' });
+      expect(validate(rule) ? [] : validate.errors).toEqual([]);
+    }
   });
 
   it('has dashboards whose queries are valid PromQL, as JSON and as ConfigMaps for the Grafana sidecar', () => {

@@ -1,8 +1,9 @@
 // config/monitoring/ from rules.ts and dashboards.ts: the plain Prometheus
-// rules file, the same rules as a PrometheusRule, PodMonitors that give the
-// targets the job labels the rules select, the dashboards as JSON and as
-// ConfigMaps for Grafana's sidecar, and the kustomization listing what
-// `kubectl apply -k` (and the Helm chart made from config/) installs.
+// rules file (both groups), and per side a kustomization (what `kubectl apply
+// -k`, and the Helm chart made from config/, installs) with its group as a
+// PrometheusRule and a PodMonitor giving the targets the job label the rules
+// select; the dashboards as JSON and as ConfigMaps for Grafana's sidecar go
+// with the management side.
 import { format, resolveConfig } from 'prettier';
 import { stringify } from 'yaml';
 import { dashboards, grafanaJson } from './dashboards.js';
@@ -21,25 +22,44 @@ export function rulesFile(options: Partial<RuleOptions> = {}): string {
   return stringify({ groups: ruleGroups(options) }, { lineWidth: 0 });
 }
 
-/** The same groups as a prometheus-operator PrometheusRule (monitoring.coreos.com/v1). */
-export function prometheusRule(options: Partial<RuleOptions> = {}): Record<string, unknown> {
+/**
+ * Groups as a prometheus-operator PrometheusRule (monitoring.coreos.com/v1): the operator's on the
+ * management cluster, the dns-server's in each workload cluster (where the operator's would find no
+ * operator and fire CapiDnsOperatorDown).
+ */
+export function prometheusRule(
+  side: 'management' | 'workload',
+  options: Partial<RuleOptions> = {},
+): Record<string, unknown> {
+  const group = side === 'management' ? 'capi-dns-operator' : 'capi-dns-server';
   return {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PrometheusRule',
-    metadata: { name: 'capi-dns', namespace: OPERATOR_NAMESPACE, labels: LABELS },
-    spec: { groups: ruleGroups(options) },
+    metadata: {
+      name: group,
+      namespace: side === 'management' ? OPERATOR_NAMESPACE : DNS_SERVER_NAMESPACE,
+      labels: LABELS,
+    },
+    spec: { groups: ruleGroups(options).filter((g) => g.name === group) },
   };
 }
 
-/** A PodMonitor per component, setting the `job` label the rules and dashboards select. */
-export function podMonitors(options: Partial<RuleOptions> = {}): Record<string, unknown>[] {
+/** The PodMonitor of one side, setting the `job` label the rules and dashboards select. */
+export function podMonitor(
+  side: 'management' | 'workload',
+  options: Partial<RuleOptions> = {},
+): Record<string, unknown> {
   const o = { ...DEFAULT_RULE_OPTIONS, ...options };
-  const monitor = (name: string, namespace: string, app: string, job: string) => ({
+  const [name, namespace, job] =
+    side === 'management'
+      ? ['capi-dns-controller', OPERATOR_NAMESPACE, o.operatorJob]
+      : ['capi-dns-server', DNS_SERVER_NAMESPACE, o.dnsServerJob];
+  return {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PodMonitor',
     metadata: { name, namespace, labels: LABELS },
     spec: {
-      selector: { matchLabels: { 'app.kubernetes.io/name': app } },
+      selector: { matchLabels: { 'app.kubernetes.io/name': name } },
       podMetricsEndpoints: [
         {
           port: 'health',
@@ -48,11 +68,7 @@ export function podMonitors(options: Partial<RuleOptions> = {}): Record<string, 
         },
       ],
     },
-  });
-  return [
-    monitor('capi-dns-controller', OPERATOR_NAMESPACE, 'capi-dns-controller', o.operatorJob),
-    monitor('capi-dns-server', DNS_SERVER_NAMESPACE, 'capi-dns-server', o.dnsServerJob),
-  ];
+  };
 }
 
 /** Every file of config/monitoring/, by path under it, formatted as prettier would. */
@@ -61,8 +77,10 @@ export async function renderMonitoring(root: string): Promise<Map<string, string
   const yamlDocs = (docs: unknown[]) =>
     GENERATED + docs.map((d) => stringify(d, { lineWidth: 0 })).join('---\n');
   files.set('prometheus-rules.yaml', GENERATED + rulesFile());
-  files.set('prometheus-rule.yaml', yamlDocs([prometheusRule()]));
-  files.set('pod-monitors.yaml', yamlDocs(podMonitors()));
+  files.set('prometheus-rule.yaml', yamlDocs([prometheusRule('management')]));
+  files.set('pod-monitor.yaml', yamlDocs([podMonitor('management')]));
+  files.set('workload/prometheus-rule.yaml', yamlDocs([prometheusRule('workload')]));
+  files.set('workload/pod-monitor.yaml', yamlDocs([podMonitor('workload')]));
   const configMaps: unknown[] = [];
   for (const d of dashboards()) {
     const json = JSON.stringify(grafanaJson(d), null, 2) + '\n';
@@ -80,15 +98,24 @@ export async function renderMonitoring(root: string): Promise<Map<string, string
     });
   }
   files.set('dashboards.yaml', yamlDocs(configMaps));
+  const kustomization = (comment: string, resources: string[]) =>
+    GENERATED +
+    comment +
+    stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources });
   files.set(
     'kustomization.yaml',
-    GENERATED +
-      '# Optional: needs the prometheus-operator CRDs (monitoring.coreos.com). Not part of config/default.\n' +
-      stringify({
-        apiVersion: 'kustomize.config.k8s.io/v1beta1',
-        kind: 'Kustomization',
-        resources: ['prometheus-rule.yaml', 'pod-monitors.yaml', 'dashboards.yaml'],
-      }),
+    kustomization(
+      "# The management cluster: the operator's alerts and PodMonitor, both dashboards. Optional: needs the\n" +
+        '# prometheus-operator CRDs (monitoring.coreos.com), so not part of config/default.\n',
+      ['prometheus-rule.yaml', 'pod-monitor.yaml', 'dashboards.yaml'],
+    ),
+  );
+  files.set(
+    'workload/kustomization.yaml',
+    kustomization(
+      "# A workload cluster: the dns-server's alerts and PodMonitor. Optional, as ../ (not part of config/workload).\n",
+      ['prometheus-rule.yaml', 'pod-monitor.yaml'],
+    ),
   );
   const out = new Map<string, string>();
   for (const [file, text] of files) {
