@@ -1,98 +1,20 @@
-// Counters for /metrics. Queries are counted in plain arrays per zone, indexed
-// by transport and type and by rcode, with the time each took in histogram
-// slots, so that counting one costs a map lookup and a few array increments on
-// the hot path; the prom-client collectors read them (and the counts of the
-// other answering processes) only when /metrics is scraped. The DNS metrics
-// have CoreDNS's names and labels (coredns_dns_requests_total{zone,proto,type},
-// …) under the capi_dns_server_ prefix: dashboards written for CoreDNS read them.
+// Counters for /metrics. Queries are counted per zone in plain arrays
+// (query-counts.ts), so that counting one costs a map lookup and a few array
+// increments on the hot path; the prom-client collectors read them (and the
+// counts of the other answering processes) only when /metrics is scraped. The
+// DNS metrics have CoreDNS's names and labels
+// (coredns_dns_requests_total{zone,proto,type}, …) under the capi_dns_server_
+// prefix: dashboards written for CoreDNS read them.
 import { registerBuildInfo } from '../../process/build-info.js';
 import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../process/metrics.js';
+import { DURATION_BUCKETS, NO_ZONE, ZoneCounts, zoneLabel, type ZoneCounters } from './query-counts.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 import type { ProberStats } from '../health/prober.js';
-
-const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
-
-/** The query types counted by name, as CoreDNS's monitored types; the others count as "other". */
-const MONITORED_TYPES: [string, number][] = [
-  ['A', 1],
-  ['NS', 2],
-  ['CNAME', 5],
-  ['SOA', 6],
-  ['PTR', 12],
-  ['HINFO', 13],
-  ['MX', 15],
-  ['TXT', 16],
-  ['AAAA', 28],
-  ['SRV', 33],
-  ['NAPTR', 35],
-  ['DS', 43],
-  ['RRSIG', 46],
-  ['NSEC', 47],
-  ['DNSKEY', 48],
-  ['NSEC3', 50],
-  ['SVCB', 64],
-  ['HTTPS', 65],
-  ['IXFR', 251],
-  ['AXFR', 252],
-  ['ANY', 255],
-  ['CAA', 257],
-];
-const TYPE_LABELS = [...MONITORED_TYPES.map(([name]) => name), 'other', 'unparsed'];
-const OTHER = MONITORED_TYPES.length;
-const UNPARSED = OTHER + 1;
-const TYPE_INDEX = new Uint8Array(65536).fill(OTHER);
-MONITORED_TYPES.forEach(([, code], i) => (TYPE_INDEX[code] = i));
-const PROTOS = ['udp', 'tcp'] as const;
-/** By rcode (BADVERS = 16 included), plus one slot for dropped packets. */
-const RCODE_SLOTS = 18;
-/** CoreDNS's label for queries of no zone served here (answered REFUSED) or not parsed. */
-export const NO_ZONE = 'dropped';
-/**
- * Seconds from the query read to its answer made (parse, lookup, encoding: a few microseconds when
- * all is well, so finer than CoreDNS's buckets, which start at 0.25 ms).
- */
-export const DURATION_BUCKETS = [
-  0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-];
-
-/** One zone's query counts (arrays, so that they cross to the primary process as JSON). */
-export interface ZoneCounters {
-  /** By transport (udp, tcp) × type index of TYPE_LABELS. */
-  requests: number[];
-  /** By rcode, the last slot dropped packets. */
-  rcodes: number[];
-  /** By DURATION_BUCKETS slot, the last +Inf. */
-  durations: number[];
-  durationSeconds: number;
-}
 
 export interface QueryCounters {
   zones: [string, ZoneCounters][];
   /** TCP connections closed by the server (or refused), by reason, indexed as CLOSE_REASONS. */
   tcpClosed: number[];
-}
-
-class ZoneCounts {
-  readonly requests = new Float64Array(PROTOS.length * TYPE_LABELS.length);
-  readonly rcodes = new Float64Array(RCODE_SLOTS);
-  readonly durations = new Float64Array(DURATION_BUCKETS.length + 1);
-  durationSeconds = 0;
-
-  toJSON(): ZoneCounters {
-    return {
-      requests: [...this.requests],
-      rcodes: [...this.rcodes],
-      durations: [...this.durations],
-      durationSeconds: this.durationSeconds,
-    };
-  }
-
-  add(c: ZoneCounters): void {
-    c.requests.forEach((n, i) => (this.requests[i]! += n));
-    c.rcodes.forEach((n, i) => (this.rcodes[i]! += n));
-    c.durations.forEach((n, i) => (this.durations[i]! += n));
-    this.durationSeconds += c.durationSeconds;
-  }
 }
 
 export class Metrics {
@@ -158,13 +80,7 @@ export class Metrics {
     const key = zone ?? NO_ZONE;
     let c = this.byZone.get(key);
     if (!c) this.byZone.set(key, (c = new ZoneCounts()));
-    const type = qtype === undefined ? UNPARSED : TYPE_INDEX[qtype]!;
-    c.requests[(transport === 'udp' ? 0 : TYPE_LABELS.length) + type]!++;
-    c.rcodes[rcode < 0 ? RCODE_SLOTS - 1 : Math.min(rcode, 16)]!++;
-    let bucket = 0;
-    while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
-    c.durations[bucket]!++;
-    c.durationSeconds += seconds;
+    c.count(transport, qtype, rcode, seconds);
   }
 
   private registerProbes(): void {
@@ -263,11 +179,7 @@ export class Metrics {
       collect() {
         this.reset();
         for (const [zone, c] of totals().byZone)
-          c.requests.forEach((n, i) => {
-            if (n === 0) return;
-            const proto = PROTOS[Math.floor(i / TYPE_LABELS.length)]!;
-            this.inc({ zone: zoneLabel(zone), proto, type: TYPE_LABELS[i % TYPE_LABELS.length]! }, n);
-          });
+          for (const [labels, n] of c.requestSeries()) this.inc({ zone: zoneLabel(zone), ...labels }, n);
       },
     });
     new Counter({
@@ -278,16 +190,7 @@ export class Metrics {
       collect() {
         this.reset();
         for (const [zone, c] of totals().byZone)
-          c.rcodes.forEach((n, rcode) => {
-            if (n === 0) return;
-            const name =
-              rcode === RCODE_SLOTS - 1
-                ? 'dropped'
-                : rcode === 16
-                  ? 'BADVERS'
-                  : (RCODE_NAMES[rcode] ?? `RCODE${rcode}`);
-            this.inc({ zone: zoneLabel(zone), rcode: name }, n);
-          });
+          for (const [labels, n] of c.responseSeries()) this.inc({ zone: zoneLabel(zone), ...labels }, n);
       },
     });
     registerReadHistogram(
@@ -368,9 +271,4 @@ export class Metrics {
       },
     });
   }
-}
-
-/** CoreDNS's zone label: the zone with its trailing dot ("xcc.test."), or "dropped". */
-function zoneLabel(zone: string): string {
-  return zone === NO_ZONE || zone.endsWith('.') ? zone : `${zone}.`;
 }
