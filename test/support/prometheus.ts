@@ -11,6 +11,13 @@ import { freePort } from './dns.js';
 import { eventually } from './kube.js';
 import { stopChild } from './stop-child.js';
 
+/** An active alert: pending since activeAt (RFC 3339), or firing. */
+export interface Alert {
+  labels: Record<string, string>;
+  state: 'pending' | 'firing';
+  activeAt: string;
+}
+
 export interface PrometheusProcess {
   url: string;
   child: ChildProcess;
@@ -18,7 +25,7 @@ export interface PrometheusProcess {
   /** Runs an instant query; the result vector. */
   query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
   /** Active alerts (pending and firing), as /api/v1/alerts lists them. */
-  alerts(): Promise<{ labels: Record<string, string>; state: 'pending' | 'firing' }[]>;
+  alerts(): Promise<Alert[]>;
   stop(): Promise<void>;
 }
 
@@ -88,12 +95,7 @@ export async function startPrometheus(opts: {
           `/api/v1/query?query=${encodeURIComponent(expr)}`,
         )
       ).result,
-    alerts: async () =>
-      (
-        await api<{ alerts: { labels: Record<string, string>; state: 'pending' | 'firing' }[] }>(
-          '/api/v1/alerts',
-        )
-      ).alerts,
+    alerts: async () => (await api<{ alerts: Alert[] }>('/api/v1/alerts')).alerts,
     stop,
   };
 }
