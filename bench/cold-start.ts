@@ -40,6 +40,7 @@ import { stopChild } from '../test/support/stop-child.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { loadAverage, machine } from './dns-load.js';
 import { measureRest, OPERATOR_RESOURCES, writeRequests, type AtRest } from './apiserver-requests.js';
+import { sumMetric } from '../test/support/metrics.js';
 
 const NS = 'fleet';
 const APPS = 'apps';
@@ -142,7 +143,9 @@ async function coldStart(env: TestEnv, names: string[], { dist, flags }: Build):
       requests: (await writeRequests(env, names)) - requestsBefore,
       written: m['capi_dns_recordsets_written_total'] ?? NaN,
       timeouts,
-      failedReconciles: m['capi_dns_reconcile_errors_total'] ?? NaN,
+      failedReconciles: sumMetric(m, 'controller_runtime_reconcile_errors_total', {
+        controller: 'gatewaydns',
+      }),
     };
   } finally {
     await stopChild(child, 10_000);

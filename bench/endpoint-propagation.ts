@@ -54,6 +54,7 @@ import { TestEnv } from '../test/support/testenv.js';
 import { machine } from './dns-load.js';
 import { memoryMb } from './proc.js';
 import { percentile } from './rank.js';
+import { sumMetric } from '../test/support/metrics.js';
 
 const NS = 'bench';
 const APPS = 'apps';
@@ -161,7 +162,9 @@ interface Measured {
 async function settled(health: string): Promise<number> {
   let last = -1;
   for (;;) {
-    const now = (await metricsAt(health))['capi_dns_reconciles_total'] ?? 0;
+    const now = sumMetric(await metricsAt(health), 'controller_runtime_reconcile_total', {
+      controller: 'gatewaydns',
+    });
     if (now === last) return now;
     last = now;
     await new Promise((r) => setTimeout(r, 2000));
@@ -346,7 +349,8 @@ async function run(o: RunOptions): Promise<void> {
       const current = await readRecordSet(env.kubeConfig(names[0]!), `${NS}.db`);
       set.records = current?.spec.records.length ?? 0;
       set.octets = Buffer.byteLength(JSON.stringify(current?.spec));
-      const metric = async (name: string) => (await metricsAt(op!.health))[name] ?? 0;
+      const metric = async (name: string, labels: Record<string, string> = {}) =>
+        sumMetric(await metricsAt(op!.health), name, labels);
       // A cluster whose pods all became unready has no set left: it is deleted, not written.
       const written = async () =>
         (await metric('capi_dns_recordsets_written_total')) +
@@ -378,7 +382,9 @@ async function run(o: RunOptions): Promise<void> {
       for (let i = 1; i <= o.changes; i++) {
         ready = !ready;
         const before = await written();
-        const reconcilesBefore = await metric('capi_dns_reconciles_total');
+        const reconcilesBefore = await metric('controller_runtime_reconcile_total', {
+          controller: 'gatewaydns',
+        });
         const t0 = performance.now();
         await slice(0, ready);
         await answeredEverywhere(ready, 30_000);
@@ -410,7 +416,10 @@ async function run(o: RunOptions): Promise<void> {
         // Let the reconcile finish its status write before counting.
         await new Promise((r) => setTimeout(r, 300));
         m.writes.push((await written()) - before);
-        m.reconcileCounts.push((await metric('capi_dns_reconciles_total')) - reconcilesBefore);
+        m.reconcileCounts.push(
+          (await metric('controller_runtime_reconcile_total', { controller: 'gatewaydns' })) -
+            reconcilesBefore,
+        );
       }
       const operatorAfter = await operatorSeconds();
       m.operatorMeanMs =

@@ -79,6 +79,7 @@ import { loadAverage, machine } from './dns-load.js';
 import { summarizeHeapSnapshot } from './heap-summary.js';
 import { cpuSeconds, memoryMb } from './proc.js';
 import { percentile } from './rank.js';
+import { sumMetric } from '../test/support/metrics.js';
 
 const APPS = 'apps';
 const MIRROR_NS = 'mirror';
@@ -607,7 +608,9 @@ async function settled(op: Operators): Promise<void> {
   let last = -1;
   for (;;) {
     const m = await op.metrics();
-    const now = (m['capi_dns_reconciles_total'] ?? 0) + (m['capi_dns_workload_writes_total'] ?? 0);
+    const now =
+      sumMetric(m, 'controller_runtime_reconcile_total', { controller: 'gatewaydns' }) +
+      (m['capi_dns_workload_writes_total'] ?? 0);
     if (now === last) return;
     last = now;
     await new Promise((r) => setTimeout(r, 2000));
@@ -691,7 +694,9 @@ async function measureRun(
     const changeMs: number[] = [];
     const before = await op.metrics();
     const writesBefore = before['capi_dns_workload_writes_total'] ?? 0;
-    const reconcilesBefore = before['capi_dns_reconciles_total'] ?? 0;
+    const reconcilesBefore = sumMetric(before, 'controller_runtime_reconcile_total', {
+      controller: 'gatewaydns',
+    });
     for (let i = 0; i < changeCount; i++) {
       const ip = `172.31.${run}.${(i % 2) + 1 + 2 * (i % 50)}`;
       const t = performance.now();
@@ -702,7 +707,10 @@ async function measureRun(
     await settled(op);
     const after = await op.metrics();
     const writesPerChange = ((after['capi_dns_workload_writes_total'] ?? 0) - writesBefore) / changeCount;
-    const reconcilesPerChange = ((after['capi_dns_reconciles_total'] ?? 0) - reconcilesBefore) / changeCount;
+    const reconcilesPerChange =
+      (sumMetric(after, 'controller_runtime_reconcile_total', { controller: 'gatewaydns' }) -
+        reconcilesBefore) /
+      changeCount;
 
     // A workload API server stopped, then started: the last cluster of the first team.
     const victim = fleet.teams[0]!.clusters.at(-1)!;
@@ -734,7 +742,7 @@ async function measureRun(
       bareMb,
       coldMs,
       coldRequestsPerCluster: coldRequests / fleet.names.length,
-      coldReconciles: atReady['capi_dns_reconciles_total'] ?? NaN,
+      coldReconciles: sumMetric(atReady, 'controller_runtime_reconcile_total', { controller: 'gatewaydns' }),
       coldWrites: atReady['capi_dns_workload_writes_total'] ?? NaN,
       coldOperatorCpu,
       coldApiServersCpu,

@@ -11,7 +11,8 @@ set -euo pipefail
 declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [unshare]=util-linux [getent]=libc-bin
   [mmdebstrap]=mmdebstrap [gcc]=gcc [setcap]=libcap2-bin [umoci]=umoci [runc]=runc [skopeo]=skopeo
   [containerd]=containerd [/usr/lib/cni/bridge]=containernetworking-plugins
-  [iptables]=iptables [conntrack]=conntrack [ip]=iproute2 [nsenter]=util-linux)
+  [iptables]=iptables [conntrack]=conntrack [ip]=iproute2 [nsenter]=util-linux
+  [promtool]=prometheus)
 missing=()
 for cmd in "${!wants[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")
@@ -25,6 +26,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # A freshly installed nsd may have been started as a service on port 53, where the demo binds.
   if pgrep -x nsd >/dev/null 2>&1; then service nsd stop >/dev/null 2>&1 || pkill -x nsd || true; fi
+  # Likewise a Prometheus service on port 9090: the tests run their own, on an ephemeral port.
+  if pgrep -x prometheus >/dev/null 2>&1; then service prometheus stop >/dev/null 2>&1 || true; fi
 fi
-# NSD is run by the tests and benchmarks on loopback ports, never as a service.
-if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nsd >/dev/null 2>&1 || true; fi
+# NSD and Prometheus are run by the tests and benchmarks on loopback ports, never as services.
+if command -v systemctl >/dev/null 2>&1; then systemctl disable --now nsd prometheus >/dev/null 2>&1 || true; fi

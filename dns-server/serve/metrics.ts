@@ -1,30 +1,25 @@
-// Counters for /metrics. Queries are counted in plain arrays indexed by type
-// and rcode, so that counting one costs two array increments on the hot path;
-// the prom-client collectors read them (and the counts of the other answering
-// processes) only when /metrics is scraped.
-import { Counter, Gauge, processRegistry, Registry } from '../../process/metrics.js';
-import { typeName } from '../zone/rr.js';
+// Counters for /metrics. Queries are counted per zone in plain arrays
+// (query-counts.ts), so that counting one costs a map lookup and a few array
+// increments on the hot path; the prom-client collectors read them (and the
+// counts of the other answering processes) only when /metrics is scraped. The
+// DNS metrics have CoreDNS's names and labels
+// (coredns_dns_requests_total{zone,proto,type}, …) under the capi_dns_server_
+// prefix: dashboards written for CoreDNS read them.
+import { registerBuildInfo } from '../../process/build-info.js';
+import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../process/metrics.js';
+import { DURATION_BUCKETS, NO_ZONE, ZoneCounts, zoneLabel, type ZoneCounters } from './query-counts.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 import type { ProberStats } from '../health/prober.js';
 
-const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'];
-
 export interface QueryCounters {
-  byType: [number, number][];
-  byRcode: number[];
-  udp: number;
-  tcp: number;
-  unparsed: number;
+  zones: [string, ZoneCounters][];
   /** TCP connections closed by the server (or refused), by reason, indexed as CLOSE_REASONS. */
   tcpClosed: number[];
 }
 
 export class Metrics {
-  private readonly byType = new Float64Array(65536);
-  /** By rcode (BADVERS = 16 included), plus one slot for dropped packets. */
-  private readonly byRcode = new Float64Array(18);
-  private readonly byTransport = { udp: 0, tcp: 0 };
-  private unparsed = 0;
+  /** Query counts by zone name (NO_ZONE for none). */
+  private readonly byZone = new Map<string, ZoneCounts>();
   private readonly tcpClosed = CLOSE_REASONS.map(() => 0);
   records = 0;
   serial = 0;
@@ -42,6 +37,8 @@ export class Metrics {
   answeringTiers: [string, number | null][] = [];
   /** Unix milliseconds of the last successful sync or load of each source. */
   readonly lastSync = new Map<string, number>();
+  /** Unix milliseconds of the oldest delivery not yet in the served zones; undefined when all are. */
+  unbuiltSince: number | undefined;
 
   /** Query counters of other processes (--workers), by process, as they last reported them. */
   private readonly peers = new Map<number, QueryCounters>();
@@ -53,16 +50,10 @@ export class Metrics {
     if (options.serve !== false) this.register();
   }
 
-  /** This process's query counters, sparse, to send to the process that serves /metrics. */
+  /** This process's query counters, to send to the process that serves /metrics. */
   counters(): QueryCounters {
-    const byType: [number, number][] = [];
-    this.byType.forEach((n, type) => n > 0 && byType.push([type, n]));
     return {
-      byType,
-      byRcode: [...this.byRcode],
-      udp: this.byTransport.udp,
-      tcp: this.byTransport.tcp,
-      unparsed: this.unparsed,
+      zones: [...this.byZone].map(([zone, c]) => [zone, c.toJSON()]),
       tcpClosed: [...this.tcpClosed],
     };
   }
@@ -75,11 +66,21 @@ export class Metrics {
     this.peers.set(id, counters);
   }
 
-  countQuery(transport: 'udp' | 'tcp', qtype: number | undefined, rcode: number): void {
-    this.byTransport[transport]++;
-    if (qtype === undefined) this.unparsed++;
-    else this.byType[qtype]!++;
-    this.byRcode[rcode < 0 ? 17 : Math.min(rcode, 16)]!++;
+  /**
+   * One query answered (rcode < 0: dropped, no response) in `seconds`. The hot path: a map lookup
+   * and four array increments.
+   */
+  countQuery(
+    transport: 'udp' | 'tcp',
+    zone: string | undefined,
+    qtype: number | undefined,
+    rcode: number,
+    seconds: number,
+  ): void {
+    const key = zone ?? NO_ZONE;
+    let c = this.byZone.get(key);
+    if (!c) this.byZone.set(key, (c = new ZoneCounts()));
+    c.count(transport, qtype, rcode, seconds);
   }
 
   private registerProbes(): void {
@@ -150,19 +151,17 @@ export class Metrics {
    * collectors below publish at each scrape.
    */
   private totals() {
-    const byType = new Map<number, number>();
-    const byRcode = new Float64Array(this.byRcode.length);
+    const byZone = new Map<string, ZoneCounts>();
     const tcpClosed = CLOSE_REASONS.map(() => 0);
-    const totals = { byType, byRcode, unparsed: 0, udp: 0, tcp: 0, tcpClosed };
     for (const c of [this.counters(), ...this.peers.values()]) {
-      for (const [type, n] of c.byType) byType.set(type, (byType.get(type) ?? 0) + n);
-      c.byRcode.forEach((n, i) => (byRcode[i]! += n));
-      totals.unparsed += c.unparsed;
-      totals.udp += c.udp;
-      totals.tcp += c.tcp;
+      for (const [zone, counts] of c.zones) {
+        let sum = byZone.get(zone);
+        if (!sum) byZone.set(zone, (sum = new ZoneCounts()));
+        sum.add(counts);
+      }
       c.tcpClosed.forEach((n, i) => (tcpClosed[i]! += n));
     }
-    return totals;
+    return { byZone, tcpClosed };
   }
 
   private register(): void {
@@ -171,45 +170,37 @@ export class Metrics {
     // prom-client calls collect() with the metric as `this`; these reach the counts.
     const totals = () => this.totals();
     const lastSync = this.lastSync;
+    registerBuildInfo(this.registry, 'capi_dns_server_build_info', 'dns-server');
     new Counter({
-      name: 'capi_dns_server_queries_by_type_total',
-      help: 'Queries answered, by query type.',
-      labelNames: ['type'],
-      registers,
-      collect() {
-        const t = totals();
-        this.reset();
-        for (const [type, n] of t.byType) this.inc({ type: typeName(type) }, n);
-        if (t.unparsed > 0) this.inc({ type: 'unparsed' }, t.unparsed);
-      },
-    });
-    new Counter({
-      name: 'capi_dns_server_responses_by_rcode_total',
-      help: 'Queries by response code ("dropped": no response sent).',
-      labelNames: ['rcode'],
+      name: 'capi_dns_server_dns_requests_total',
+      help: 'Queries, by zone ("dropped": none served here, or not parsed), transport and query type (as coredns_dns_requests_total).',
+      labelNames: ['zone', 'proto', 'type'],
       registers,
       collect() {
         this.reset();
-        totals().byRcode.forEach((n, rcode) => {
-          if (n === 0) return;
-          const name =
-            rcode === 17 ? 'dropped' : rcode === 16 ? 'BADVERS' : (RCODE_NAMES[rcode] ?? `RCODE${rcode}`);
-          this.inc({ rcode: name }, n);
-        });
+        for (const [zone, c] of totals().byZone)
+          for (const [labels, n] of c.requestSeries()) this.inc({ zone: zoneLabel(zone), ...labels }, n);
       },
     });
     new Counter({
-      name: 'capi_dns_server_queries_by_transport_total',
-      help: 'Queries by transport.',
-      labelNames: ['transport'],
+      name: 'capi_dns_server_dns_responses_total',
+      help: 'Responses, by zone and response code ("dropped": no response sent), as coredns_dns_responses_total.',
+      labelNames: ['zone', 'rcode'],
       registers,
       collect() {
-        const t = totals();
         this.reset();
-        this.inc({ transport: 'udp' }, t.udp);
-        this.inc({ transport: 'tcp' }, t.tcp);
+        for (const [zone, c] of totals().byZone)
+          for (const [labels, n] of c.responseSeries()) this.inc({ zone: zoneLabel(zone), ...labels }, n);
       },
     });
+    registerReadHistogram(
+      this.registry,
+      'capi_dns_server_dns_request_duration_seconds',
+      'Seconds from a query read to its answer made (parse, lookup, encoding), by zone (as coredns_dns_request_duration_seconds).',
+      DURATION_BUCKETS,
+      () =>
+        [...totals().byZone].map(([zone, c]) => [{ zone: zoneLabel(zone) }, c.durations, c.durationSeconds]),
+    );
     new Counter({
       name: 'capi_dns_server_tcp_connections_closed_total',
       help: 'TCP connections closed or refused by the server, by reason (idle, message_timeout, write_stalled, lifetime, query_limit, client_limit, server_full, evicted, malformed).',
@@ -262,6 +253,11 @@ export class Metrics {
       'capi_dns_server_record_problems',
       'Records skipped in the last build because they cannot be served.',
       () => this.recordProblems,
+    );
+    gauge(
+      'capi_dns_server_zone_build_pending_seconds',
+      'Seconds since the oldest change delivered by a source that the served zones do not hold yet (0: they hold every change).',
+      () => (this.unbuiltSince === undefined ? 0 : (Date.now() - this.unbuiltSince) / 1000),
     );
     new Gauge({
       name: 'capi_dns_server_last_sync_age_seconds',

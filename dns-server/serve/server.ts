@@ -134,9 +134,10 @@ export class DnsServer {
   }
 
   private answer(msg: Buffer, transport: 'udp' | 'tcp', peer: string): Buffer | undefined {
+    const began = performance.now();
     try {
       const out = this.responder.respond(msg, transport);
-      this.metrics.countQuery(transport, out.qtype, out.rcode);
+      this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (performance.now() - began) / 1000);
       if (this.opts.logQueries)
         this.log.info('query', {
           peer,
@@ -148,7 +149,7 @@ export class DnsServer {
       return out.response;
     } catch (err) {
       // A bug must cost one answer, not the server. Logged sparingly: a flood would flood the log.
-      this.metrics.countQuery(transport, undefined, 2);
+      this.metrics.countQuery(transport, undefined, undefined, 2, (performance.now() - began) / 1000);
       if (this.failures++ % 1000 === 0)
         this.log.error('failed to answer a query', { error: err, failures: this.failures, peer });
       return undefined;

@@ -72,4 +72,23 @@ describe('RecordStore', () => {
     expect(loads).toHaveLength(2);
     s.stop();
   });
+
+  it('remembers the oldest change not built yet, until a build that began after it is served', async () => {
+    const metrics = new Metrics();
+    let now = 1_000_000_000_000;
+    const s = new RecordStore([zoneConfig()], () => {}, metrics, log, {
+      debounceMs: 10_000,
+      builder: inProcessBuilder(),
+      now: () => now,
+    });
+    expect(metrics.unbuiltSince).toBeUndefined();
+    s.replace('file', []);
+    const first = now;
+    now += 1000;
+    s.replace('file', sourced(recordSet('a', [{ name: 'a.xcc.test', type: 'A', values: ['10.0.0.1'] }])));
+    expect(metrics.unbuiltSince).toBe(first);
+    await s.rebuild();
+    expect(metrics.unbuiltSince).toBeUndefined();
+    s.stop();
+  });
 });

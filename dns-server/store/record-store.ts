@@ -37,6 +37,8 @@ export class RecordStore {
   private built = false;
   /** The probe targets found unhealthy, as the prober last said. */
   private unhealthy: string[] = [];
+  /** Deliveries so far: a build that began after the last one serves every change. */
+  private deliveries = 0;
 
   constructor(
     private readonly zones: ZoneConfig[],
@@ -103,12 +105,15 @@ export class RecordStore {
 
   private deliver(input: SourceInput): void {
     this.bySource.set(input.source, input);
+    this.deliveries++;
     this.metrics.lastSync.set(input.source, this.now());
+    this.metrics.unbuiltSince ??= this.now();
     this.schedule(this.opts.debounceMs);
   }
 
   private async buildOnce(): Promise<void> {
     const began = this.now();
+    const deliveries = this.deliveries;
     const inputs = [...this.bySource.values()];
     const complete = [...this.expected].every((s) => this.bySource.has(s));
     const candidate = Math.max(this.serial + 1, Math.floor(began / 1000)) >>> 0;
@@ -148,6 +153,8 @@ export class RecordStore {
     this.reportProblems(reply.problems);
     this.opts.onPolicies?.(reply.probeTargets, reply.answeringTiers);
     this.metrics.recordProblems = reply.problems.length;
+    // Served from now: every change delivered before this build began (a later one waits for the next).
+    this.metrics.unbuiltSince = this.deliveries === deliveries ? undefined : began;
     if (!reply.served || reply.fingerprint === this.fingerprint) {
       this.built ||= complete;
       return;

@@ -21,6 +21,8 @@ export interface Outcome {
   /** For metrics: the query type (undefined if the question did not parse) and the response code. */
   qtype: number | undefined;
   rcode: number;
+  /** For metrics: the served zone the question falls in, if any. */
+  zone: string | undefined;
 }
 
 /** Responses over TCP are limited by the two-octet length prefix (RFC 1035 section 4.2.2). */
@@ -45,7 +47,7 @@ export class Responder {
   private arena: Buffer = Buffer.alloc(0);
   private draws: Uint32Array = new Uint32Array(0);
   /** Reused for every answer: the hot path allocates nothing but the response. */
-  private readonly outcome: Outcome = { response: undefined, qtype: undefined, rcode: 0 };
+  private readonly outcome: Outcome = { response: undefined, qtype: undefined, rcode: 0, zone: undefined };
 
   constructor(private readonly opts: ResponderOptions) {}
 
@@ -79,6 +81,7 @@ export class Responder {
   /** The response to one message, if any: over UDP sized by EDNS (RFC 6891), over TCP up to 65,535 octets. */
   respond(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
     const q = parseQuery(msg);
+    this.outcome.zone = undefined;
     if (q.status === DROP) return this.result(undefined, undefined, -1);
     if (q.status === ERROR)
       return this.result(errorResponse(msg, q.questionEnd, q.rcode), undefined, q.rcode);
@@ -101,6 +104,7 @@ export class Responder {
         break;
       }
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
+    this.outcome.zone = served.name;
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = closestMatch(served.nodes, served.wildcards, qname);
     let at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;

@@ -62,6 +62,7 @@ export class CorefileController implements Runnable {
       {
         idOf: objectKeyId,
         concurrency: 4,
+        metrics: mgr.metrics.controller(this.name, 4),
         baseDelayMs: 250,
         maxDelayMs: 30_000,
         onError: (key, err, retryInMs) => {

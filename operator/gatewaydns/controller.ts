@@ -80,6 +80,7 @@ export class GatewayDnsController implements Runnable {
     this.queue = new WorkQueue<ObjectKey>((key) => this.handle(key), {
       idOf: objectKeyId,
       concurrency: opts.workers,
+      metrics: mgr.metrics.controller(this.name, opts.workers),
       baseDelayMs: 200,
       maxDelayMs: 30_000,
       onError: (key, err, retryInMs) =>
@@ -112,20 +113,13 @@ export class GatewayDnsController implements Runnable {
     const began = Date.now();
     const since = this.pendingSince.get(id);
     this.pendingSince.delete(id);
-    try {
-      const result = await this.reconciler.reconcile(key);
-      if (since !== undefined && result.written > 0)
-        this.mgr.metrics.observePropagation((Date.now() - since) / 1000);
-      this.mgr.log.debug('reconciled', { gatewaydns: id, ms: Date.now() - began, written: result.written });
-      // Handled again once this pass is done (the queue runs a key added while it is handled afterwards).
-      if (result.requeue) this.queue.add(key);
-    } catch (err) {
-      this.mgr.metrics.reconcileErrors++;
-      throw err;
-    } finally {
-      // Counted when done, as controller-runtime counts them: a count that has reached N means N have finished.
-      this.mgr.metrics.reconciles++;
-    }
+    // The queue counts the reconcile and its result (controller_runtime_reconcile_total).
+    const result = await this.reconciler.reconcile(key);
+    if (since !== undefined && result.written > 0)
+      this.mgr.metrics.observePropagation((Date.now() - since) / 1000);
+    this.mgr.log.debug('reconciled', { gatewaydns: id, ms: Date.now() - began, written: result.written });
+    // Handled again once this pass is done (the queue runs a key added while it is handled afterwards).
+    if (result.requeue) this.queue.add(key);
   }
 
   /** Watches only enqueue keys: the work happens in the reconcile. */

@@ -172,6 +172,11 @@ export class GatewayDnsReconciler {
       throw err;
     } finally {
       if (scope.status)
+        this.opts.metrics.gatewayDnsConditions.set(
+          objectKeyId(key),
+          (scope.status.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
+        );
+      if (scope.status)
         await this.patcher.patchStatus(gw, scope.status).catch((err: unknown) => {
           // The reconcile's own error is the one to retry on; this one is only logged beside it.
           if (!failed) throw err;
@@ -197,6 +202,8 @@ export class GatewayDnsReconciler {
     this.mirrors.forget(id);
     this.patcher.forget(id);
     this.opts.metrics.trafficHealth.delete(id);
+    this.opts.metrics.gatewayDnsConditions.delete(id);
+    this.opts.metrics.staleTargets.delete(id);
   }
 
   /** Normally the finalizer has withdrawn everything; this catches record sets left behind by other means. */

@@ -1,6 +1,7 @@
 // What a reconcile tells people besides the status: for its writes, a log line
 // and a metric per record set written or withdrawn, and one Event per cluster
-// and reconcile (not per set: ten source clusters would make ten); for the
+// and reconcile (not per set: ten source clusters would make ten), and the
+// clusters whose write failed (stale); for the
 // traffic policy's health view, an Event per failover and recovery, and metrics.
 import type { GatewayDNS, GatewayDNSStatus } from '../../api/index.js';
 import { DEGRADED } from '../model/conditions.js';
@@ -17,6 +18,10 @@ export function reportWrites(
   out: { events: EventRecorder; metrics: Metrics; log: Logger },
 ): void {
   const namespace = gw.metadata.namespace ?? '';
+  const failed = outcomes.filter((o) => o.result === 'failed').map((o) => `${namespace}/${o.cluster}`);
+  const id = objectKeyId(keyOfObject(gw));
+  if (failed.length) out.metrics.staleTargets.set(id, failed);
+  else out.metrics.staleTargets.delete(id);
   for (const o of outcomes) {
     const cluster = `${namespace}/${o.cluster}`;
     for (const set of o.writtenSets) {

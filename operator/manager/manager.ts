@@ -89,9 +89,11 @@ export class Manager {
         ...opts.sharding,
       });
       this.metrics.shards = () => sharder.heldShards.length;
+      this.metrics.shardsConfigured = opts.sharding.shards;
       sharder.onChange(() => (this.metrics.shardChanges += 1));
       this.sharder = sharder;
     } else if (opts.leaderElection) {
+      this.metrics.leaderElection = { name: opts.leaderElection.name, leading: false };
       this.elector = new LeaderElector({
         kc: opts.management,
         identity: opts.identity,
@@ -136,12 +138,7 @@ export class Manager {
       if (type === 'delete')
         this.clusters.remove(cluster.metadata?.namespace ?? '', cluster.metadata?.name ?? '');
     });
-    this.clusters.onEvent((event) => {
-      if (event.type === 'change') return;
-      const all = this.clusters.connected();
-      this.metrics.clustersKnown = all.length;
-      this.metrics.clustersReachable = all.filter((c) => c.healthy).length;
-    });
+    this.metrics.clusters = () => this.clusters.connected().map((c) => ({ key: c.key, healthy: c.healthy }));
   }
 
   /** Registers a controller: started once the caches have synced, stopped on shutdown (in reverse order). */
@@ -168,8 +165,12 @@ export class Manager {
    */
   async start(onLostLeadership: () => void): Promise<void> {
     if (this.elector) {
-      await this.elector.run(onLostLeadership);
-      this.metrics.leader = 1;
+      const election = this.metrics.leaderElection;
+      await this.elector.run(() => {
+        if (election) election.leading = false;
+        onLostLeadership();
+      });
+      if (election) election.leading = true;
     }
     await this.cache.start(this.opts.syncTimeoutMs ?? 30_000);
     for (const runnable of this.runnables) {

@@ -60,6 +60,7 @@ export class McsController implements Runnable {
       writer: mgr.writer,
       watches: mgr.watches,
       log: mgr.log,
+      metrics: mgr.metrics,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
@@ -67,6 +68,7 @@ export class McsController implements Runnable {
     this.queue = new WorkQueue<McsKey>((key) => this.handle(key), {
       idOf,
       concurrency: opts.workers,
+      metrics: mgr.metrics.controller(this.name, opts.workers),
       baseDelayMs: 200,
       maxDelayMs: 30_000,
       onError: (key, err, retryInMs) =>

@@ -42,6 +42,7 @@ import {
   type ServiceImportObject,
 } from './objects.js';
 import { observeExport, type ExportObservation } from './observe.js';
+import type { Metrics } from '../runtime/metrics.js';
 
 /** A member of a ClusterSet: its Cluster API name (its cluster id) and its client, if one could be built. */
 export interface Member {
@@ -61,6 +62,8 @@ export interface McsReconcilerOptions {
   writer: OwnedObjectWriter;
   watches: WorkloadWatches;
   log: Logger;
+  /** Where the ServiceExports in Conflict are counted (capi_dns_serviceexport_conflict). */
+  metrics?: Metrics;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
 }
@@ -296,6 +299,8 @@ export class McsReconciler {
       const serviceExport = exports.get(name, namespace) as
         (KubernetesObject & { status?: { conditions?: Condition[] } }) | undefined;
       const planned = conditions.get(m.name);
+      const conflictKey = `${remote.key}/${namespace}/${name}`;
+      if (!serviceExport) this.opts.metrics?.exportConflicts.delete(conflictKey);
       if (!serviceExport || !planned || remote.unreachableReason(exports)) continue;
       const valid = planned.find((c) => c.type === EXPORT_CONDITIONS.Valid)?.status === 'True';
       const ready: ExportCondition = !valid
@@ -326,6 +331,9 @@ export class McsReconciler {
       for (const c of [...planned, ready])
         next = setCondition(next, { ...c, observedGeneration: serviceExport.metadata?.generation }, now);
       next.sort((a, b) => a.type.localeCompare(b.type));
+      if (next.some((c) => c.type === EXPORT_CONDITIONS.Conflict && c.status === 'True'))
+        this.opts.metrics?.exportConflicts.add(conflictKey);
+      else this.opts.metrics?.exportConflicts.delete(conflictKey);
       if (sameJson(sortByType(previous), next)) continue;
       try {
         await this.patchStatus(remote, SERVICEEXPORT_PLURAL, serviceExport, { conditions: next });

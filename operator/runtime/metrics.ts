@@ -1,8 +1,23 @@
 // The operator's Prometheus metrics, next to the default process and Node
 // metrics of process/metrics.ts. The code counts into plain fields (a
-// reconcile does `metrics.reconciles++`); the registry reads them when it is
-// scraped, so no call site knows about prom-client.
-import { Counter, Gauge, Histogram, processRegistry, type Registry } from '../../process/metrics.js';
+// record set written does `metrics.recordSetsWritten++`); the registry reads
+// them when it is scraped, so no call site knows about prom-client. Where
+// controller-runtime, client-go or Cluster API have a metric of the same
+// meaning, it has their name and labels (controller-metrics.ts; docs/operating.md).
+import { registerBuildInfo } from '../../process/build-info.js';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  processRegistry,
+  registerRead,
+  type Registry,
+} from '../../process/metrics.js';
+import {
+  ControllerMetrics,
+  registerControllerMetrics,
+  type ControllerHistograms,
+} from './controller-metrics.js';
 import type { WriteGateStats } from './write-gate.js';
 
 export interface TrafficHealth {
@@ -11,12 +26,21 @@ export interface TrafficHealth {
   noneHealthyClusters: number;
 }
 
+/** A condition of an object's status, as its metric shows it. */
+export interface ConditionState {
+  type: string;
+  status: string;
+}
+
 export class Metrics {
-  reconciles = 0;
-  reconcileErrors = 0;
   recordSetsWritten = 0;
   recordSetsDeleted = 0;
-  leader = 0;
+  /** client-go's leader election: the Lease's name and whether this replica holds it. */
+  leaderElection: { name: string; leading: boolean } | undefined;
+  /** Every workload cluster with a client ("namespace/name") and whether its API server answers; read when scraped. */
+  clusters: () => { key: string; healthy: boolean | undefined }[] = () => [];
+  /** The shards of --shards (0 without). */
+  shardsConfigured = 0;
   /** Shards whose Lease this replica holds (--shards); read when scraped. */
   shards: () => number = () => 0;
   /** Shards gained or lost by this replica since it started. */
@@ -29,9 +53,15 @@ export class Metrics {
   readonly trafficHealth = new Map<string, TrafficHealth>();
   /** Degraded turning True (failovers and unhealthy candidates seen) and back to False. */
   trafficTransitions = { degraded: 0, recovered: 0 };
-  clustersReachable = 0;
-  clustersKnown = 0;
+  /** Per GatewayDNS ("namespace/name"), the conditions of the status it was last given. */
+  readonly gatewayDnsConditions = new Map<string, ConditionState[]>();
+  /** Per GatewayDNS ("namespace/name"), the workload clusters ("namespace/name") its last write to failed. */
+  readonly staleTargets = new Map<string, string[]>();
+  /** ServiceExports whose Conflict condition is True: "cluster namespace/cluster name/export namespace/export name". */
+  readonly exportConflicts = new Set<string>();
   readonly registry: Registry = processRegistry();
+  private readonly controllers = new Map<string, ControllerMetrics>();
+  private readonly controllerHistograms: ControllerHistograms;
   private readonly propagation = new Histogram({
     name: 'capi_dns_propagation_latency_seconds',
     help: 'From a change seen in a workload cluster to the record sets written everywhere.',
@@ -60,7 +90,8 @@ export class Metrics {
           this.set(value());
         },
       });
-    counter('capi_dns_reconciles_total', 'GatewayDNS reconciles run.', () => this.reconciles);
+    registerBuildInfo(this.registry, 'capi_dns_build_info', 'operator');
+    this.controllerHistograms = registerControllerMetrics(this.registry, this.controllers);
     if (writes) {
       counter(
         'capi_dns_workload_writes_total',
@@ -79,11 +110,6 @@ export class Metrics {
       );
     }
     counter(
-      'capi_dns_reconcile_errors_total',
-      'GatewayDNS reconciles that failed.',
-      () => this.reconcileErrors,
-    );
-    counter(
       'capi_dns_recordsets_written_total',
       'DNSRecordSets created or changed in workload clusters.',
       () => this.recordSetsWritten,
@@ -93,20 +119,101 @@ export class Metrics {
       'DNSRecordSets withdrawn from workload clusters.',
       () => this.recordSetsDeleted,
     );
-    gauge(
-      'capi_dns_clusters_reachable',
-      'Workload clusters whose watches are connected.',
-      () => this.clustersReachable,
-    );
-    gauge('capi_dns_clusters_known', 'Workload clusters with a client.', () => this.clustersKnown);
-    gauge('capi_dns_leader', '1 when this replica holds the leader Lease.', () => this.leader);
     gauge('capi_dns_shards_held', 'Shards whose Lease this replica holds (--shards).', () => this.shards());
+    gauge(
+      'capi_dns_shards',
+      'Shards the management namespaces are hashed into (--shards; 0 without).',
+      () => this.shardsConfigured,
+    );
     counter(
       'capi_dns_shard_changes_total',
       'Shards this replica gained or lost (--shards).',
       () => this.shardChanges,
     );
     this.trafficMetrics();
+    this.stateMetrics();
+  }
+
+  /** The work queue and reconcile metrics of one controller (controller-runtime's names). */
+  controller(name: string, maxConcurrent: number): ControllerMetrics {
+    const metrics = new ControllerMetrics(name, maxConcurrent, this.controllerHistograms);
+    this.controllers.set(name, metrics);
+    return metrics;
+  }
+
+  /** What the operator knows of the world, per object: what the alerts of config/monitoring watch. */
+  private stateMetrics(): void {
+    const splitKey = (key: string) => {
+      const slash = key.indexOf('/');
+      return [key.slice(0, slash), key.slice(slash + 1)] as const;
+    };
+    registerRead(
+      this.registry,
+      'leader_election_master_status',
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+      'gauge',
+      ['name'],
+      () =>
+        this.leaderElection
+          ? [[{ name: this.leaderElection.name }, this.leaderElection.leading ? 1 : 0]]
+          : [],
+    );
+    registerRead(
+      this.registry,
+      'capi_dns_cluster_connection_up',
+      "Whether the workload cluster's API server answers the operator's watches (as Cluster API's capi_cluster_cache_connection_up).",
+      'gauge',
+      ['cluster_namespace', 'cluster_name'],
+      () =>
+        this.clusters().map(({ key, healthy }) => {
+          const [cluster_namespace, cluster_name] = splitKey(key);
+          return [{ cluster_namespace, cluster_name }, healthy === false ? 0 : 1];
+        }),
+    );
+    registerRead(
+      this.registry,
+      'capi_dns_recordsets_stale',
+      "GatewayDNSs whose last write of record sets to the workload cluster failed (retried with backoff): the cluster's record sets are not what they should be.",
+      'gauge',
+      ['cluster_namespace', 'cluster_name'],
+      () => {
+        const byCluster = new Map<string, number>();
+        for (const clusters of this.staleTargets.values())
+          for (const c of clusters) byCluster.set(c, (byCluster.get(c) ?? 0) + 1);
+        return [...byCluster].map(([key, n]) => {
+          const [cluster_namespace, cluster_name] = splitKey(key);
+          return [{ cluster_namespace, cluster_name }, n];
+        });
+      },
+    );
+    registerRead(
+      this.registry,
+      'capi_dns_gatewaydns_status_condition',
+      "The conditions of each GatewayDNS's status as the operator last wrote them: 1 per (type, status) it has.",
+      'gauge',
+      ['namespace', 'gatewaydns', 'type', 'status'],
+      () =>
+        [...this.gatewayDnsConditions].flatMap(([id, conditions]) => {
+          const [namespace, gatewaydns] = splitKey(id);
+          return conditions.map((c): [Record<string, string>, number] => [
+            { namespace, gatewaydns, type: c.type, status: c.status },
+            1,
+          ]);
+        }),
+    );
+    registerRead(
+      this.registry,
+      'capi_dns_serviceexport_conflict',
+      'ServiceExports whose Conflict condition is True (KEP-1645: the exports of the name disagree), 1 each.',
+      'gauge',
+      ['cluster_namespace', 'cluster_name', 'namespace', 'serviceexport'],
+      () =>
+        [...this.exportConflicts].map((key) => {
+          const [cluster_namespace = '', cluster_name = '', namespace = '', serviceexport = ''] =
+            key.split('/');
+          return [{ cluster_namespace, cluster_name, namespace, serviceexport }, 1];
+        }),
+    );
   }
 
   private trafficMetrics(): void {

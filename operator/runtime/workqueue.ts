@@ -3,7 +3,9 @@
 // being handled runs again afterwards); several keys run in parallel; failures
 // back off exponentially per key; a TerminalError is not retried. Keys are
 // typed (an ObjectKey, a union of kinds): two keys are the same key when
-// their ids (idOf) are equal.
+// their ids (idOf) are equal. It reports to a QueueObserver what client-go's
+// queue reports to its metrics (controller-metrics.ts).
+import type { QueueObserver, QueueState, ReconcileResult } from './controller-metrics.js';
 
 export class TerminalError extends Error {}
 
@@ -56,6 +58,8 @@ export interface WorkQueueOptions<K = string> {
   onError?: (key: K, err: unknown, retryInMs: number | undefined) => void;
   /** The identity of a key: required for keys other than strings. */
   idOf?: (key: K) => string;
+  /** Told of adds, waits, handling times and results (controller-runtime's metrics). */
+  metrics?: QueueObserver;
 }
 
 export class WorkQueue<K = string> {
@@ -66,6 +70,9 @@ export class WorkQueue<K = string> {
   private readonly dirty = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** performance.now() when each waiting key was added, and when each key being handled was taken. */
+  private readonly addedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
   private active = 0;
   private stopped = true;
   private idleWaiters: (() => void)[] = [];
@@ -77,6 +84,24 @@ export class WorkQueue<K = string> {
     private readonly opts: WorkQueueOptions<K>,
   ) {
     this.idOf = opts.idOf ?? ((key) => String(key));
+    opts.metrics?.watch(() => this.state());
+  }
+
+  /** For metrics: keys waiting, being handled, and for how long. */
+  state(): QueueState {
+    const now = performance.now();
+    let unfinished = 0;
+    let longest = 0;
+    for (const at of this.startedAt.values()) {
+      unfinished += now - at;
+      longest = Math.max(longest, now - at);
+    }
+    return {
+      depth: this.waiting.size,
+      active: this.active,
+      unfinishedSeconds: unfinished / 1000,
+      longestRunningSeconds: longest / 1000,
+    };
   }
 
   start(): void {
@@ -95,6 +120,10 @@ export class WorkQueue<K = string> {
   add(typed: K): void {
     const key = this.idOf(typed);
     this.keys.set(key, typed);
+    if (!this.addedAt.has(key)) {
+      this.addedAt.set(key, performance.now());
+      this.opts.metrics?.added();
+    }
     if (this.processing.has(key)) {
       this.dirty.add(key);
       return;
@@ -141,6 +170,10 @@ export class WorkQueue<K = string> {
     for (const key of this.waiting) {
       if (this.processing.has(key)) continue;
       this.waiting.delete(key);
+      const now = performance.now();
+      this.opts.metrics?.taken((now - (this.addedAt.get(key) ?? now)) / 1000);
+      this.addedAt.delete(key);
+      this.startedAt.set(key, now);
       return key;
     }
     return undefined;
@@ -148,6 +181,8 @@ export class WorkQueue<K = string> {
 
   private async run(key: string): Promise<void> {
     const typed = this.keys.get(key) as K;
+    let result: ReconcileResult = 'success';
+    let terminal = false;
     try {
       const outcome = await this.handler(typed);
       this.failures.delete(key);
@@ -157,8 +192,13 @@ export class WorkQueue<K = string> {
         clearTimeout(pending.timer);
         this.timers.delete(key);
       }
-      if (outcome?.requeueAfterMs !== undefined) this.addAfter(typed, outcome.requeueAfterMs);
+      if (outcome?.requeueAfterMs !== undefined) {
+        result = 'requeue_after';
+        this.addAfter(typed, outcome.requeueAfterMs);
+      }
     } catch (err) {
+      result = 'error';
+      terminal = err instanceof TerminalError;
       if (err instanceof TerminalError) {
         this.failures.delete(key);
         this.opts.onError?.(typed, err, undefined);
@@ -167,9 +207,14 @@ export class WorkQueue<K = string> {
         this.failures.set(key, n);
         const delay = this.backoff(n);
         this.opts.onError?.(typed, err, delay);
+        this.opts.metrics?.retried();
         this.addAfter(typed, delay);
       }
     } finally {
+      const began = this.startedAt.get(key);
+      this.startedAt.delete(key);
+      // Counted when done, as controller-runtime counts them: a count that has reached N means N have finished.
+      if (began !== undefined) this.opts.metrics?.done((performance.now() - began) / 1000, result, terminal);
       this.processing.delete(key);
       this.active--;
       if (this.dirty.delete(key)) this.waiting.add(key);

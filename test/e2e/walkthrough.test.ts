@@ -9,6 +9,7 @@ import { parseDig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import { metricsAt } from '../support/operator.js';
 import { startCluster, stopCluster } from '../support/testenv.js';
+import { sumMetric } from '../support/metrics.js';
 
 const run = promisify(execFile);
 const ANY_CLUSTER_NAME = `kuard.gateway.${NAMESPACE}.clusters.xcc.test`;
@@ -136,7 +137,11 @@ describe('the walkthrough, end to end', () => {
     // The new leader has reconciled the GatewayDNS (the counter counts reconciles started) ...
     await eventually(
       async () => {
-        const reconciles = (await metricsAt(addresses.operatorHealth))['capi_dns_reconciles_total'] ?? 0;
+        const reconciles = sumMetric(
+          await metricsAt(addresses.operatorHealth),
+          'controller_runtime_reconcile_total',
+          { controller: 'gatewaydns' },
+        );
         if (reconciles < 1) throw new Error('the restarted operator has reconciled no GatewayDNS yet');
       },
       30_000,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { mutatedPackets } from '../support/fuzz.js';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { sumMetric } from '../support/metrics.js';
 
 const PACKETS = 100_000;
 
@@ -86,7 +87,7 @@ spec:
     sock.close();
     expect(sent).toBe(PACKETS);
     const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
-    const received = Number(/queries_by_transport_total\{transport="udp"\} (\d+)/.exec(metrics)?.[1]);
+    const received = sumMetric(metrics, 'capi_dns_server_dns_requests_total', { proto: 'udp' });
     process.stderr.write(`fuzz: sent ${sent} UDP packets, server read ${received}, answered ${responses}\n`);
     expect(received).toBeGreaterThan(PACKETS * 0.95);
     expect(responses).toBeGreaterThan(PACKETS / 4);

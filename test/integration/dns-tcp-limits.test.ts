@@ -11,6 +11,7 @@ import path from 'node:path';
 import dnsPacket from 'dns-packet';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
+import { sumMetric } from '../support/metrics.js';
 
 /** 2,000 A records: an answer of about 32 KB over TCP. */
 const BIG = 'big.xcc.test';
@@ -45,14 +46,17 @@ async function start(args: string[]): Promise<{ server: DnsProcess; dir: string 
   return { server, dir };
 }
 
-async function metric(server: DnsProcess, name: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+/** The sum of a metric's series whose labels include `labels`. */
+async function metric(
+  server: DnsProcess,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  return sumMetric(await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text(), name, labels);
 }
 
 async function closedFor(server: DnsProcess, reason: string): Promise<number> {
-  return metric(server, `capi_dns_server_tcp_connections_closed_total{reason="${reason}"}`);
+  return metric(server, 'capi_dns_server_tcp_connections_closed_total', { reason });
 }
 
 function rssMb(pid: number): number {
@@ -132,7 +136,7 @@ describe('dns-server TCP limits', () => {
   it('stops reading a connection whose answers are not read: unsent output and memory stay bounded', async () => {
     await eventually(async () => expect(await metric(server, 'capi_dns_server_tcp_connections')).toBe(0));
     const before = rssMb(server.child.pid!);
-    const answered = await metric(server, 'capi_dns_server_queries_by_transport_total{transport="tcp"}');
+    const answered = await metric(server, 'capi_dns_server_dns_requests_total', { proto: 'tcp' });
     // 64 KB of queries, each asking for a 32 KB answer, from each of three connections; none reads.
     const burst = Buffer.concat(Array.from({ length: 2200 }, (_, i) => framedQuery(BIG, i)));
     const clients = await Promise.all(['127.0.0.1', '127.0.0.2', '127.0.0.3'].map((a) => open(a)));
@@ -143,7 +147,7 @@ describe('dns-server TCP limits', () => {
     await new Promise((r) => setTimeout(r, 1500));
     const buffered = await metric(server, 'capi_dns_server_tcp_buffered_bytes');
     const nowAnswered =
-      (await metric(server, 'capi_dns_server_queries_by_transport_total{transport="tcp"}')) - answered;
+      (await metric(server, 'capi_dns_server_dns_requests_total', { proto: 'tcp' })) - answered;
     const grown = rssMb(server.child.pid!) - before;
     process.stderr.write(
       `burst of 3 x 2,200 queries never read: ${nowAnswered} answered, ${buffered} octets unsent, RSS +${grown.toFixed(1)} MB\n`,

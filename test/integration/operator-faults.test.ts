@@ -17,6 +17,7 @@ import {
   type OperatorProcess,
 } from '../support/operator.js';
 import { prepareClusters } from '../support/prepare.js';
+import { sumMetric } from '../support/metrics.js';
 
 const NS = 'dev-team';
 const SET = `${NS}.gw`;
@@ -101,14 +102,16 @@ describe('capi-dns-controller under faults', () => {
   async function leader(): Promise<OperatorProcess> {
     for (const op of ops) {
       if (op.child.exitCode !== null || op.child.signalCode !== null) continue;
-      if ((await metricsOf(op))['capi_dns_leader'] === 1) return op;
+      if (sumMetric(await metricsOf(op), 'leader_election_master_status') === 1) return op;
     }
     throw new Error('no leader');
   }
 
   it('has one active replica, which writes the record sets', async () => {
     await both([`${A} A 127.0.30.1`, `${B} A 127.0.30.2`, `${ANY} A 127.0.30.1,127.0.30.2`]);
-    const flags = await Promise.all(ops.map(async (o) => (await metricsOf(o))['capi_dns_leader']));
+    const flags = await Promise.all(
+      ops.map(async (o) => sumMetric(await metricsOf(o), 'leader_election_master_status')),
+    );
     expect(flags.sort()).toEqual([0, 1]);
   });
 

@@ -27,6 +27,7 @@ import {
   waitForRecords,
   type OperatorProcess,
 } from '../support/operator.js';
+import { sumMetric } from '../support/metrics.js';
 
 const info = testEnvInfo();
 const NS = 'op-walk';
@@ -295,7 +296,9 @@ describe('capi-dns-controller on the shared environment', () => {
     ).items.length;
     expect(gatewayDnsCount).toBeGreaterThan(0);
     await eventually(async () => {
-      const reconciles = (await metricsOf(op))['capi_dns_reconciles_total'] ?? 0;
+      const reconciles = sumMetric(await metricsOf(op), 'controller_runtime_reconcile_total', {
+        controller: 'gatewaydns',
+      });
       if (reconciles < gatewayDnsCount)
         throw new Error(`${reconciles} reconciles so far, want at least ${gatewayDnsCount}`);
     });
