@@ -26,6 +26,7 @@ import {
 } from '../test/support/gateway-api.js';
 import { apply, eventually } from '../test/support/kube.js';
 import { metricsAt, setLoadBalancer, startOperator } from '../test/support/operator.js';
+import { sumMetric } from '../test/support/metrics.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { TestEnv } from '../test/support/testenv.js';
 import { percentile } from './rank.js';
@@ -162,7 +163,8 @@ async function main(): Promise<void> {
     op = await startOperator(env.cluster('management').kubeconfig, operatorArgs);
     await eventually(async () => {
       const m = await metricsAt(op!.health);
-      if (!m.capi_dns_reconciles_total) throw new Error('no reconcile yet');
+      if (!sumMetric(m, 'controller_runtime_reconcile_total', { controller: 'gatewaydns' }))
+        throw new Error('no reconcile yet');
     }, 30_000);
     await new Promise((r) => setTimeout(r, 5000));
     const afterRestart = (await metricsAt(op.health)).capi_dns_workload_writes_total ?? 0;
