@@ -4,7 +4,9 @@
 // must arrive whole within a deadline, a connection lives and answers only
 // so long, one address holds only so many, and at the server's cap an idle
 // connection makes room for a new one instead of the new one being reset
-// (which would break the TCP retry after a truncated UDP answer).
+// (which would break the TCP retry after a truncated UDP answer). Nor may
+// clients that pipeline keep a new one waiting: queries are answered by a
+// scheduler, the smallest backlog first, a bounded amount per turn of the loop.
 import type net from 'node:net';
 
 export interface TcpLimits {
