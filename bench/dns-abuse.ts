@@ -336,6 +336,8 @@ async function floodRun(target: Target, opts: FloodOptions): Promise<FloodResult
   const burst = Buffer.concat(Array.from({ length: 2200 }, (_, i) => framed(query(BIG, i))));
   const drip = framed(query(ORDINARY, 1));
   const counted = () => closedByServer++;
+  const client = wellBehaved(target.port, opts);
+  await client.ready;
   keepOpen(
     target.port,
     1,
@@ -374,7 +376,8 @@ async function floodRun(target: Target, opts: FloodOptions): Promise<FloodResult
   let hostileOpen = 0;
   const watch = setInterval(() => (hostileOpen = Math.max(hostileOpen, all.size)), 100);
   await sleep(opts.clientDelayMs);
-  const { udp, tcp } = await wellBehaved(target.port, opts);
+  client.go();
+  const { udp, tcp } = await client.figures;
   const peakMb = treeMemoryMb(target.pid, 'VmHWM');
   stopped = true;
   clearInterval(watch);
@@ -396,20 +399,35 @@ async function floodRun(target: Target, opts: FloodOptions): Promise<FloodResult
 /**
  * The well-behaved client in a thread of its own: opening 600 connections and writing 3 MB of
  * bursts keeps this thread's event loop busy for a few hundred milliseconds, which would be
- * counted as the server's latency if the client timed its answers here.
+ * counted as the server's latency if the client timed its answers here. `ready` resolves once the
+ * thread is loaded; it asks its first question when `go` is called, so that it starts at the
+ * same moment of the flood every run.
  */
-function wellBehaved(port: number, opts: FloodOptions): Promise<{ udp: ClientFigures; tcp: ClientFigures }> {
+function wellBehaved(
+  port: number,
+  opts: FloodOptions,
+): { ready: Promise<void>; go(): void; figures: Promise<{ udp: ClientFigures; tcp: ClientFigures }> } {
   const worker = new Worker(new URL(import.meta.url), {
     workerData: { role: 'well-behaved', port, qps: opts.qps, questions: opts.questions },
   });
-  return new Promise((resolve, reject) => {
-    worker.once('message', resolve);
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const figures = new Promise<{ udp: ClientFigures; tcp: ClientFigures }>((resolve, reject) => {
+    worker.on('message', (m: 'ready' | { udp: ClientFigures; tcp: ClientFigures }) =>
+      m === 'ready' ? onReady() : resolve(m),
+    );
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`well-behaved client exited (${code}) without figures`)));
   });
+  figures.catch(() => onReady());
+  return { ready, go: () => worker.postMessage('go'), figures };
 }
 
 async function wellBehavedThread(data: { port: number; qps: number; questions: number }): Promise<void> {
+  await new Promise<void>((resolve) => {
+    parentPort!.once('message', () => resolve());
+    parentPort!.postMessage('ready');
+  });
   const [udp, tcp] = await Promise.all([
     ordinaryUdp(data.port, data.qps, Infinity, data.questions),
     ordinaryTcp(data.port, data.qps, Infinity, data.questions),
