@@ -107,9 +107,12 @@ class Connection {
     socket.on('drain', () => this.onDrain());
   }
 
-  /** Neither reading a message nor sending an answer: the only state RFC 7766 lets a server close without harm. */
+  /**
+   * Neither reading a message, nor holding a query waiting for its turn, nor sending an answer:
+   * the only state RFC 7766 lets a server close without harm.
+   */
   idle(): boolean {
-    return this.partialSince === 0 && this.socket.writableLength === 0 && !this.closing;
+    return this.partialSince === 0 && !this.queued && this.socket.writableLength === 0 && !this.closing;
   }
 
   /** Octets read and not yet answered (the scheduler's priority: fewest first). */
@@ -121,6 +124,7 @@ class Connection {
   hasWork(): boolean {
     return (
       !this.closing &&
+      !this.socket.destroyed &&
       !this.blockedSince &&
       this.pending.length >= 2 &&
       this.pending.length >= 2 + this.pending.readUInt16BE(0)
