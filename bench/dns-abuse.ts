@@ -16,6 +16,10 @@
 //
 //   node dist/bench/dns-abuse.js [--reference dist/ab/main] [--runs 2] [--seconds 15] [--connections 1000] [--pod-sysctls]
 //
+// --flood runs issue 36's flood instead, NSD beside the builds (bench/README.md):
+//
+//   node dist/bench/dns-abuse.js --flood [--reference dist/ab/base] [--runs 2] [--held 500] [--non-readers 50] [--slow 50] [--questions 400] [--qps 20] [--client-delay 0]
+//
 // --pod-sysctls runs everything in a network namespace of its own (root: unshare) with the socket
 // buffer sysctls that config/ sets on the dns-server pod, as a pod has them.
 // (a reference build must stay inside the repository, so that it finds node_modules)
