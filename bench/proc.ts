@@ -23,3 +23,28 @@ export function openSockets(pid: number): number {
     }
   }).length;
 }
+
+/** The process and its descendants (NSD forks its serving processes), from /proc/PID/task/PID/children. */
+export function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      const children = readFileSync(`/proc/${out[i]}/task/${out[i]}/children`, 'utf8');
+      out.push(...children.split(/\s+/).filter(Boolean).map(Number));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** memoryMb summed over the process and its descendants. */
+export function treeMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
+  return processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + memoryMb(p, field);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}

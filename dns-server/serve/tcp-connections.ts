@@ -4,7 +4,9 @@
 // must arrive whole within a deadline, a connection lives and answers only
 // so long, one address holds only so many, and at the server's cap an idle
 // connection makes room for a new one instead of the new one being reset
-// (which would break the TCP retry after a truncated UDP answer).
+// (which would break the TCP retry after a truncated UDP answer). Nor may
+// clients that pipeline keep a new one waiting: queries are answered by a
+// scheduler, the smallest backlog first, a bounded amount per turn of the loop.
 import type net from 'node:net';
 
 export interface TcpLimits {
@@ -29,11 +31,29 @@ export interface TcpLimits {
 export const OUTPUT_HIGH_WATER = 16 * 1024;
 
 /**
- * Pipelined queries answered per connection in one turn of the event loop before the others
- * (and UDP) get theirs: a client that pipelines thousands cannot hold the process for their
+ * Pipelined queries answered per connection in one visit of the scheduler before the next
+ * connection gets its turn: a client that pipelines thousands cannot hold the process for their
  * whole length.
  */
 export const QUERIES_PER_TURN = 16;
+
+/**
+ * Answer octets written over all TCP connections in one turn of the event loop; the rest waits for
+ * the next turn, after the loop has polled again (new connections, their queries, UDP). 256 KiB is
+ * eight of the largest answers a flood asks for, well under a millisecond of writing, and a
+ * couple of thousand ordinary answers.
+ */
+export const OCTETS_PER_TURN = 256 * 1024;
+
+/**
+ * The order the scheduler serves connections with queries waiting: the fewest octets waiting
+ * first, so that a new client's one query goes before a connection holding 64 KB of pipelined
+ * ones (RFC 7766 section 10: keep serving new clients under attack), in arrival order among
+ * equals (the sort is stable). Pure, for the unit tests.
+ */
+export function servingOrder<T extends { waitingOctets(): number }>(ready: Iterable<T>): T[] {
+  return [...ready].sort((a, b) => a.waitingOctets() - b.waitingOctets());
+}
 
 export type CloseReason =
   | 'idle'
@@ -71,9 +91,9 @@ class Connection {
   blockedSince = 0;
   queries = 0;
   closing = false;
+  /** In the scheduler's queue, with a complete query waiting for its turn. */
+  queued = false;
   private pending: Buffer = Buffer.alloc(0);
-  /** A continuation of answerPending is queued for the next turn. */
-  private resumeQueued = false;
 
   constructor(
     readonly socket: net.Socket,
@@ -87,47 +107,58 @@ class Connection {
     socket.on('drain', () => this.onDrain());
   }
 
-  /** Neither reading a message nor sending an answer: the only state RFC 7766 lets a server close without harm. */
+  /**
+   * Neither reading a message, nor holding a query waiting for its turn, nor sending an answer:
+   * the only state RFC 7766 lets a server close without harm.
+   */
   idle(): boolean {
-    return this.partialSince === 0 && this.socket.writableLength === 0 && !this.closing;
+    return this.partialSince === 0 && !this.queued && this.socket.writableLength === 0 && !this.closing;
+  }
+
+  /** Octets read and not yet answered (the scheduler's priority: fewest first). */
+  waitingOctets(): number {
+    return this.pending.length;
+  }
+
+  /** A complete query is waiting and the connection may be answered (not closing, its client reads). */
+  hasWork(): boolean {
+    return (
+      !this.closing &&
+      !this.socket.destroyed &&
+      !this.blockedSince &&
+      this.pending.length >= 2 &&
+      this.pending.length >= 2 + this.pending.readUInt16BE(0)
+    );
   }
 
   private onData(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    if (!this.resumeQueued) this.answerPending();
+    this.owner.schedule(this);
   }
 
   private onDrain(): void {
     if (!this.blockedSince || this.closing) return;
     this.blockedSince = 0;
-    if (!this.resumeQueued) this.answerPending();
-    if (!this.blockedSince && !this.closing) this.socket.resume();
+    this.socket.resume();
+    this.owner.schedule(this);
   }
 
   /**
    * RFC 1035 section 4.2.2: each message is preceded by its two-octet length. Pipelined queries
-   * (RFC 7766 section 6.2.1.1) are answered in turn until the output is over the high-water mark;
-   * what is left stays read but unanswered until the client has taken its answers.
+   * (RFC 7766 section 6.2.1.1) are answered in turn, at most QUERIES_PER_TURN and while `budget`
+   * octets last (at least one), until the output is over the high-water mark; what is left stays
+   * read but unanswered until the scheduler comes back or the client has taken its answers.
+   * Returns the answer octets written.
    */
-  private answerPending(): void {
+  serve(budget: number): number {
     const limits = this.owner.limits;
-    let answered = 0;
-    while (this.pending.length >= 2 && !this.closing) {
-      if (answered++ === QUERIES_PER_TURN) {
-        // The rest next turn; meanwhile the socket is not read, so the buffer does not grow.
-        this.resumeQueued = true;
-        this.socket.pause();
-        setImmediate(() => {
-          this.resumeQueued = false;
-          if (this.closing || this.socket.destroyed) return;
-          this.answerPending();
-          if (!this.blockedSince && !this.resumeQueued && !this.closing) this.socket.resume();
-        });
+    let written = 0;
+    for (let answered = 0; answered < QUERIES_PER_TURN && written < budget && this.hasWork(); answered++) {
+      const length = this.pending.readUInt16BE(0);
+      if (length === 0) {
+        this.owner.close(this, 'malformed', true);
         break;
       }
-      const length = this.pending.readUInt16BE(0);
-      if (length === 0) return this.owner.close(this, 'malformed', true);
-      if (this.pending.length < 2 + length) break;
       const msg = this.pending.subarray(2, 2 + length);
       this.pending = this.pending.subarray(2 + length);
       this.queries++;
@@ -138,21 +169,31 @@ class Connection {
         framed.writeUInt16BE(response.length, 0);
         response.copy(framed, 2);
         this.socket.write(framed);
+        written += framed.length;
       }
-      if (this.queries >= limits.maxQueries) return this.owner.close(this, 'query_limit', false);
+      if (this.queries >= limits.maxQueries) {
+        this.owner.close(this, 'query_limit', false);
+        break;
+      }
       if (this.socket.writableLength > OUTPUT_HIGH_WATER) {
         // Back-pressure: a client that does not read its answers stops being read (and answered).
         this.blockedSince = this.owner.now();
         this.socket.pause();
-        break;
       }
     }
-    // A message deadline runs only while the client owes us octets: queries read but left
-    // unanswered because the client does not take its answers are the write stall's to time.
-    if (this.pending.length === 0 || this.blockedSince || this.resumeQueued) this.partialSince = 0;
-    else if (this.partialSince === 0) this.partialSince = this.owner.now();
     // An empty buffer must not pin the large chunk it was cut from.
     if (this.pending.length === 0) this.pending = Buffer.alloc(0);
+    return written;
+  }
+
+  /**
+   * A message deadline runs only while the client owes us octets: queries read but left
+   * unanswered, waiting for their turn or for the client to take its answers, are the
+   * scheduler's and the write stall's to time.
+   */
+  updateDeadline(): void {
+    if (this.pending.length === 0 || this.blockedSince || this.queued) this.partialSince = 0;
+    else if (this.partialSince === 0) this.partialSince = this.owner.now();
   }
 }
 
@@ -170,6 +211,9 @@ export class TcpConnections {
   private readonly open = new Set<Connection>();
   private readonly perClient = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  /** Connections with a complete query waiting, served by drain() in servingOrder. */
+  private readonly ready = new Set<Connection>();
+  private drainQueued = false;
   readonly now: () => number;
 
   constructor(private readonly opts: TcpConnectionsOptions) {
@@ -196,6 +240,46 @@ export class TcpConnections {
 
   answer(msg: Buffer, peer: string): Buffer | undefined {
     return this.opts.answer(msg, peer);
+  }
+
+  /**
+   * A connection read something or may write again: its queries are answered in the check phase
+   * of this turn of the event loop, after every socket that was ready has been read, so that the
+   * scheduler sees them all and serves the smallest first.
+   */
+  schedule(connection: Connection): void {
+    if (connection.hasWork() && !connection.queued) {
+      connection.queued = true;
+      this.ready.add(connection);
+      if (!this.drainQueued) {
+        this.drainQueued = true;
+        setImmediate(() => this.drain());
+      }
+    }
+    connection.updateDeadline();
+  }
+
+  /**
+   * Answers waiting queries, fewest waiting octets first, until OCTETS_PER_TURN are written; the
+   * connections not done are not read meanwhile (their buffers do not grow) and wait for the next
+   * turn, when the loop has polled again and a newcomer can go ahead of them.
+   */
+  private drain(): void {
+    this.drainQueued = false;
+    let budget = OCTETS_PER_TURN;
+    for (const c of servingOrder(this.ready)) {
+      if (budget <= 0) break;
+      budget -= c.serve(budget);
+      if (c.hasWork()) continue;
+      c.queued = false;
+      this.ready.delete(c);
+      c.updateDeadline();
+      if (!c.blockedSince && !c.closing) c.socket.resume();
+    }
+    if (this.ready.size === 0) return;
+    for (const c of this.ready) c.socket.pause();
+    this.drainQueued = true;
+    setImmediate(() => this.drain());
   }
 
   accept(socket: net.Socket): void {
@@ -253,6 +337,7 @@ export class TcpConnections {
   }
 
   private forget(connection: Connection): void {
+    this.ready.delete(connection);
     if (!this.open.delete(connection)) return;
     const left = (this.perClient.get(connection.peer) ?? 1) - 1;
     if (left > 0) this.perClient.set(connection.peer, left);

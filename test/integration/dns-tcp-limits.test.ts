@@ -2,7 +2,8 @@
 // sections 6 to 10), on real sockets against the real process: a burst of
 // queries whose answers are never read, a sender that drips one octet at a
 // time, too many connections from one address or in all, and too many
-// queries or too long on one connection. Ordinary pipelining still works and
+// queries or too long on one connection; at the cap, new clients are answered
+// and only the longest-idle connections shed. Ordinary pipelining still works and
 // the server listens on IPv6 as well as IPv4 for ":PORT".
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -214,6 +215,41 @@ describe('dns-server TCP limits', () => {
     expect(await answers(newcomer, 1)).toEqual([11]);
     expect(await oldest).toBe('end');
     expect(await closedFor(server, 'evicted')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('at the cap, with a pipeliner that never reads, answers new clients and sheds only the longest idle', async () => {
+    await eventually(async () => expect(await metric(server, 'capi_dns_server_tcp_connections')).toBe(0));
+    const evictedBefore = await closedFor(server, 'evicted');
+    // Six connections fill the cap: three idle (A, B, C), a pipeliner (D) whose 2,200 queries for
+    // the 32 KB answer fill the kernel's buffers and then its own, F idle, and E in the middle of
+    // a message. B then asks a question, which makes it the most recently active.
+    const [a, b, c] = await Promise.all(['127.0.2.1', '127.0.2.2', '127.0.2.3'].map((x) => open(x)));
+    const d = await open('127.0.2.4');
+    d.pause();
+    d.write(Buffer.concat(Array.from({ length: 2200 }, (_, i) => framedQuery(BIG, i))));
+    await eventually(async () =>
+      expect(await metric(server, 'capi_dns_server_tcp_buffered_bytes')).toBeGreaterThan(16 * 1024),
+    );
+    const f = await open('127.0.2.6');
+    b!.write(framedQuery('a.xcc.test', 21));
+    expect(await answers(b!, 1)).toEqual([21]);
+    const e = await open('127.0.2.5');
+    e.write(framedQuery('a.xcc.test', 22).subarray(0, 1));
+    await eventually(async () => expect(await metric(server, 'capi_dns_server_tcp_connections')).toBe(6));
+    const endings = [a, b, c, d, e, f].map((s) => ending(s!, 500));
+
+    // (E's 1 s message deadline is after the 500 ms watched.) Two newcomers, each answered at once: room is made by closing A, then C, the connections
+    // idle the longest; not B (asked lately), D (answers unread), E (mid-message) or F.
+    for (const [address, id] of [
+      ['127.0.2.7', 31],
+      ['127.0.2.8', 32],
+    ] as const) {
+      const newcomer = await open(address);
+      newcomer.write(framedQuery('a.xcc.test', id));
+      expect(await answers(newcomer, 1)).toEqual([id]);
+    }
+    expect(await Promise.all(endings)).toEqual(['end', 'open', 'end', 'open', 'open', 'open']);
+    expect(await closedFor(server, 'evicted')).toBe(evictedBefore + 2);
   });
 
   it('answers pipelined queries up to the per-connection limit, then closes gracefully', async () => {

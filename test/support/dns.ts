@@ -113,7 +113,7 @@ export async function freePort(): Promise<number> {
 export async function startNsd(
   zone: string,
   zoneText: string,
-  opts: { minimalResponses?: boolean } = {},
+  opts: { minimalResponses?: boolean; tcpCount?: number } = {},
 ): Promise<DnsProcess> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-nsd-'));
   const port = await freePort();
@@ -137,7 +137,7 @@ export async function startNsd(
   # Response rate limiting is on by default (200 qps per client network): off, for tests and benchmarks.
   rrl-ratelimit: 0
   rrl-whitelist-ratelimit: 0
-remote-control:
+${opts.tcpCount ? `  tcp-count: ${opts.tcpCount}\n` : ''}remote-control:
   control-enable: no
 zone:
   name: ${zone}
