@@ -140,12 +140,15 @@ describe('charts/capi-dns', () => {
   });
 
   it('takes config/monitoring in when it exists, each kind behind its value (default off)', async () => {
-    // A copy of the repository's config/ with a monitoring directory, as another change may add one.
+    // A copy of the repository's config/ whose monitoring directory is replaced by a small one
+    // holding each kind, with Prometheus's and Grafana's {{ }} in it: what the generator must do
+    // with any such directory, checked apart from config/monitoring's own contents.
     const copy = path.join(dir, 'repo');
     for (const d of ['config', 'crds', 'charts'])
       cpSync(path.join(root, d), path.join(copy, d), { recursive: true });
     cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
     const monitoring = path.join(copy, 'config', 'monitoring');
+    rmSync(monitoring, { recursive: true, force: true });
     mkdirSync(monitoring);
     writeFileSync(
       path.join(monitoring, 'kustomization.yaml'),
