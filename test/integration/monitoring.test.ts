@@ -13,12 +13,12 @@ import { dashboards } from '../../scripts/monitoring/dashboards.js';
 import { documentedMetrics, servedMetrics } from '../../scripts/monitoring/metrics-table.js';
 import { rulesFile } from '../../scripts/monitoring/render.js';
 import { DEFAULT_RULE_OPTIONS } from '../../scripts/monitoring/rules.js';
-import { ensureNamespace, registerWorkloadCluster, waitForClusterProvisioned } from '../support/capi.js';
 import { dig, freePort, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { startGateway, type GatewayProcess } from '../support/gateway.js';
-import { apply, eventually, installCrds, readManifests } from '../support/kube.js';
+import { apply, eventually } from '../support/kube.js';
 import { setLoadBalancer, startOperator, waitForReady, type OperatorProcess } from '../support/operator.js';
 import { repoRoot } from '../support/paths.js';
+import { prepareClusters } from '../support/prepare.js';
 import { startPrometheus, type PrometheusProcess } from '../support/prometheus.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 
@@ -43,19 +43,12 @@ describe('monitoring: a real Prometheus scraping the operator and the dns-server
   beforeAll(async () => {
     env = await TestEnv.start({ workloadClusters: [...CLUSTERS] });
     const management = env.kubeConfig('management');
-    const ours = readManifests(path.join(repoRoot(), 'crds'));
-    await installCrds(management, [...ours, ...readManifests(path.join(repoRoot(), 'test', 'fixtures'))]);
-    for (const cluster of CLUSTERS) {
-      await installCrds(env.kubeConfig(cluster), ours);
-      await registerWorkloadCluster(management, {
-        namespace: NS,
-        cluster,
-        kubeconfigPath: env.cluster(cluster).kubeconfig,
-        labels: LABELS[cluster],
-      });
-      await ensureNamespace(env.kubeConfig(cluster), 'capi-dns');
-    }
-    await Promise.all(CLUSTERS.map((c) => waitForClusterProvisioned(management, NS, c)));
+    await prepareClusters(env, {
+      namespace: NS,
+      workloads: [...CLUSTERS],
+      recordsNamespace: 'capi-dns',
+      labels: LABELS,
+    });
     const port = await freePort();
     for (const cluster of CLUSTERS) {
       gateways.push(await startGateway(ADDRESS[cluster]!, port, { name: cluster }));

@@ -5,12 +5,10 @@
 // answering 503); every cluster's Kubernetes API says the same throughout.
 // The management API server is stopped during a failover: the dns-servers
 // decide alone.
-import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { dig, freePort, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { startGateway, type GatewayProcess } from '../support/gateway.js';
-import { ensureNamespace, registerWorkloadCluster, waitForClusterProvisioned } from '../support/capi.js';
-import { apply, eventually, installCrds, readManifests } from '../support/kube.js';
+import { apply, eventually } from '../support/kube.js';
 import {
   readGatewayDns,
   setLoadBalancer,
@@ -18,7 +16,7 @@ import {
   waitForReady,
   type OperatorProcess,
 } from '../support/operator.js';
-import { repoRoot } from '../support/paths.js';
+import { prepareClusters } from '../support/prepare.js';
 import { startCluster, stopCluster, TestEnv } from '../support/testenv.js';
 
 const NS = 'dev-team';
@@ -79,19 +77,12 @@ describe('traffic policy: failover decided by each cluster from its own probes',
   beforeAll(async () => {
     env = await TestEnv.start({ workloadClusters: [...CLUSTERS] });
     const management = env.kubeConfig('management');
-    const ours = readManifests(path.join(repoRoot(), 'crds'));
-    await installCrds(management, [...ours, ...readManifests(path.join(repoRoot(), 'test', 'fixtures'))]);
-    for (const cluster of CLUSTERS) {
-      await installCrds(env.kubeConfig(cluster), ours);
-      await registerWorkloadCluster(management, {
-        namespace: NS,
-        cluster,
-        kubeconfigPath: env.cluster(cluster).kubeconfig,
-        labels: LABELS[cluster],
-      });
-      await ensureNamespace(env.kubeConfig(cluster), 'capi-dns');
-    }
-    await Promise.all(CLUSTERS.map((c) => waitForClusterProvisioned(management, NS, c)));
+    await prepareClusters(env, {
+      namespace: NS,
+      workloads: [...CLUSTERS],
+      recordsNamespace: 'capi-dns',
+      labels: LABELS,
+    });
     port = await freePort();
     for (const cluster of ['cluster-a', 'cluster-c']) {
       await gateway(cluster);

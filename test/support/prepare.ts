@@ -17,6 +17,8 @@ export interface PrepareOptions {
   managementCrds?: (crds: KubernetesObject[]) => KubernetesObject[];
   /** Creates this namespace in every workload cluster: to the operator, the cluster then runs a dns-server. */
   recordsNamespace?: string;
+  /** Labels of each workload cluster's Cluster object (tiers, selectors), by cluster name. */
+  labels?: Readonly<Record<string, Record<string, string> | undefined>>;
   /** Installs the Gateway API CRDs of this channel in every workload cluster (spec.gatewayRef). */
   gatewayApi?: 'standard' | 'experimental';
 }
@@ -39,6 +41,7 @@ export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promi
       namespace: opts.namespace,
       cluster,
       kubeconfigPath: env.cluster(cluster).kubeconfig,
+      ...(opts.labels?.[cluster] ? { labels: opts.labels[cluster] } : {}),
     });
     if (opts.recordsNamespace) await ensureNamespace(kc, opts.recordsNamespace);
   }
