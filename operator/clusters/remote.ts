@@ -447,6 +447,14 @@ export class RemoteCluster {
     return undefined;
   }
 
+  /**
+   * Whether the API server answers but does not serve this watch's resource (404: a CRD not
+   * installed), so that its readers can read it as none rather than as a failure.
+   */
+  notServed(watch: Pick<WatchedResource<KubernetesObject>, 'healthy' | 'lastErrorStatus'>): boolean {
+    return !watch.healthy && watch.lastErrorStatus === 404 && this.healthy !== false;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.probe.stop();

@@ -100,19 +100,16 @@ export class CorefileReconciler {
     let next: { corefile: string; changed: boolean };
     const clustersetZone = keep ? this.opts.clustersetZone?.(namespace) : undefined;
     try {
+      const blocks = [
+        ...this.opts.zones.map((zone) => ({ zone, forward: keep })),
+        // The clusterset zone: its own managed block, to the same dns-server, in ClusterSet members only.
+        ...(this.opts.clustersetZones ?? []).map((zone) => ({ zone, forward: zone === clustersetZone })),
+      ];
       next = { corefile, changed: false };
-      for (const zone of this.opts.zones) {
-        const step = keep
+      for (const { zone, forward } of blocks) {
+        const step = forward
           ? ensureForwardBlock(next.corefile, zone, [target as string])
           : removeForwardBlock(next.corefile, zone);
-        next = { corefile: step.corefile, changed: next.changed || step.changed };
-      }
-      // The clusterset zone: its own managed block, to the same dns-server, in ClusterSet members only.
-      for (const zone of this.opts.clustersetZones ?? []) {
-        const step =
-          zone === clustersetZone
-            ? ensureForwardBlock(next.corefile, zone, [target as string])
-            : removeForwardBlock(next.corefile, zone);
         next = { corefile: step.corefile, changed: next.changed || step.changed };
       }
     } catch (err) {

@@ -120,7 +120,7 @@ export class SourceReader {
         w.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),
       ),
     );
-    if (gateways.lastErrorStatus === 404 && !gateways.healthy && remote.healthy !== false)
+    if (remote.notServed(gateways))
       return {
         state: 'GatewayNotFound',
         addresses: [],
@@ -132,7 +132,7 @@ export class SourceReader {
     if (gatewayWhy) return { unreachable: gatewayWhy };
     const served = [];
     for (const { kind, watch } of routes) {
-      if (!watch.healthy && watch.lastErrorStatus === 404 && remote.healthy !== false) continue;
+      if (remote.notServed(watch)) continue;
       const why = remote.unreachableReason(watch);
       if (why) return { unreachable: `${kind}: ${why}` };
       for (const route of watch.list()) served.push({ kind, route });
