@@ -29,7 +29,6 @@ export type ClusterEvent =
   | { type: 'reset'; cluster: string };
 
 export interface ClusterCacheOptions {
-  recordsNamespace: string;
   /** Reads a Secret from the management cluster (normally from an informer's cache). */
   readSecret: (namespace: string, name: string) => V1Secret | undefined;
   /** Why a Secret that exists could not be read (say, RBAC), when readSecret gives nothing. */
@@ -128,7 +127,6 @@ export class ClusterCache {
     const remote = new RemoteCluster({
       key,
       kc,
-      recordsNamespace: this.opts.recordsNamespace,
       relistMs: this.opts.relistMs,
       writeGate: this.opts.writeGate,
       fence: () => (this.share.owns(namespace) ? undefined : notServed(namespace)),

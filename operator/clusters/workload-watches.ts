@@ -1,41 +1,41 @@
-// The register of the lazily started watches of the workload clusters: a
-// watch of Services or EndpointSlices in one (cluster, namespace) lives while
-// at least one holder (a GatewayDNS, a multi-cluster Service) names it and
+// The register of the lazily started, releasable informers of the workload
+// clusters: an informer of one kind in one (cluster, namespace) lives while
+// at least one holder (an object some controller reconciles) names it and
 // stops when the last one lets go, so the operator watches only what some
 // output needs. Holding does not start a watch: the readers start one on
 // first use, after the reconcile has taken its holds, so no other holder's
 // release can stop a watch a reader is about to use.
 import { type ClusterCache } from './cache.js';
-import type { ReleasableKind } from './remote.js';
 import type { Logger } from '../runtime/log.js';
 import { WatchHolds } from './watch-holds.js';
 
-/** Per kind, the "<namespace>/<cluster>|<watched namespace>" items one holder needs. */
-export type WatchNeeds = Record<ReleasableKind, string[]>;
-
-const KINDS: readonly ReleasableKind[] = ['Service', 'EndpointSlice', 'MirrorEndpointSlice'];
+/** Per kind (ResourceType.kind), the "<namespace>/<cluster>|<watched namespace>" items one holder needs. */
+export type WatchNeeds = Readonly<Record<string, readonly string[]>>;
 
 export class WorkloadWatches {
-  private readonly holds = new Map(KINDS.map((k) => [k, new WatchHolds()]));
+  /** Per kind that some holder has named. */
+  private readonly holds = new Map<string, WatchHolds>();
 
   constructor(private readonly opts: { clusters: ClusterCache; log?: Logger }) {}
 
   /** The holder `key` now needs exactly `needs`: what no GatewayDNS needs any more stops. */
   hold(key: string, needs: WatchNeeds): void {
-    for (const kind of KINDS) this.release(kind, this.holds.get(kind)?.set(key, needs[kind]) ?? []);
+    for (const kind of Object.keys(needs)) if (!this.holds.has(kind)) this.holds.set(kind, new WatchHolds());
+    // A kind the holder no longer names is a kind it needs nothing of.
+    for (const [kind, holds] of this.holds) this.release(kind, holds.set(key, [...(needs[kind] ?? [])]));
   }
 
   /** The holder is gone or invalid: it needs nothing. */
   drop(key: string): void {
-    for (const kind of KINDS) this.release(kind, this.holds.get(kind)?.drop(key) ?? []);
+    for (const [kind, holds] of this.holds) this.release(kind, holds.drop(key));
   }
 
   /** What some holder holds now, per kind. */
   held(): WatchNeeds {
-    return Object.fromEntries(KINDS.map((k) => [k, this.holds.get(k)?.held() ?? []])) as WatchNeeds;
+    return Object.fromEntries([...this.holds].map(([kind, holds]) => [kind, holds.held()]));
   }
 
-  private release(kind: ReleasableKind, released: string[]): void {
+  private release(kind: string, released: string[]): void {
     for (const item of released) {
       const [cluster = '', namespace = ''] = item.split('|');
       // Only a client that exists: releasing must not build one.

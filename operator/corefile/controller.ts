@@ -17,7 +17,9 @@ import {
   type ObjectKey,
 } from '../runtime/workqueue.js';
 import { clusterSetOf } from '../model/clusterset.js';
-import { COREDNS_CONFIGMAP, COREDNS_NAMESPACE, CorefileReconciler } from './reconciler.js';
+import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
+import { CorefileReconciler } from './reconciler.js';
+import { SERVICES } from '../clusters/kinds.js';
 
 export interface CorefileControllerOptions {
   /** The zones every wired cluster forwards to its dns-server: the suffix first, then --zone's. */
@@ -130,8 +132,8 @@ export class CorefileController implements Runnable {
     const ns = object.metadata?.namespace;
     const name = object.metadata?.name;
     const relevant =
-      (kind === 'ConfigMap' && ns === COREDNS_NAMESPACE && name === COREDNS_CONFIGMAP) ||
-      (kind === 'Service' && ns === this.mgr.recordsNamespace && name === DNS_SERVER_SERVICE);
+      (kind === COREDNS_CONFIGMAPS.kind && ns === COREDNS_NAMESPACE && name === COREDNS_CONFIGMAP) ||
+      (kind === SERVICES.kind && ns === this.mgr.recordsNamespace && name === DNS_SERVER_SERVICE);
     if (relevant) this.queue.add(cluster);
   }
 }

@@ -21,14 +21,14 @@ import {
   FORWARD_ADDRESS_ANNOTATION,
 } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { SERVICES } from '../clusters/kinds.js';
+import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
 import type { EventRecorder, EventTarget } from '../runtime/events.js';
 import { errorText, type Logger } from '../runtime/log.js';
 import { TerminalError } from '../runtime/workqueue.js';
 import { CorefileError } from './errors.js';
 import { ensureForwardBlock, removeForwardBlock } from './forward-block.js';
 
-export const COREDNS_NAMESPACE = 'kube-system';
-export const COREDNS_CONFIGMAP = 'coredns';
 export const COREFILE_KEY = 'Corefile';
 
 /** What the Corefile reconciler reads of a Cluster. */
@@ -77,14 +77,10 @@ export class CorefileReconciler {
     if (!remote)
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);
 
-    const services = remote.servicesIn(this.opts.recordsNamespace);
-    const configMaps = remote.configMap(COREDNS_NAMESPACE, COREDNS_CONFIGMAP);
-    const wait = this.opts.firstSyncTimeoutMs ?? 10_000;
-    await Promise.all([services.waitForFirstAttempt(wait), configMaps.waitForFirstAttempt(wait)]);
-    for (const w of [services, configMaps]) {
-      const why = remote.unreachableReason(w);
-      if (why) throw new Error(`cluster ${key} unreachable: ${why}`);
-    }
+    const services = remote.informer(SERVICES, this.opts.recordsNamespace);
+    const configMaps = remote.informer(COREDNS_CONFIGMAPS, COREDNS_NAMESPACE);
+    const why = await remote.synced([services, configMaps], this.opts.firstSyncTimeoutMs ?? 10_000);
+    if (why) throw new Error(`cluster ${key} unreachable: ${why}`);
 
     const configMap = configMaps.get(COREDNS_CONFIGMAP, COREDNS_NAMESPACE);
     const corefile = configMap?.data?.[COREFILE_KEY];

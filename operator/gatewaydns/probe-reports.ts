@@ -3,11 +3,13 @@
 // reconcile). A report that is not one is named in the status, never guessed at.
 import { PROBE_REPORT_KEY, ProbeReportError, parseProbeReport, type ProbeReport } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { PROBE_REPORTS } from './kinds.js';
 import type { VantageReports } from './health-view.js';
 
 export async function readProbeReports(
   clusters: ClusterCache,
   namespace: string,
+  recordsNamespace: string,
   targets: readonly string[],
   firstSyncTimeoutMs: number,
 ): Promise<VantageReports[]> {
@@ -16,9 +18,8 @@ export async function readProbeReports(
       const remote = clusters.get(namespace, cluster);
       if (!remote)
         return { cluster, reports: [], error: clusters.problem(namespace, cluster) ?? 'no client' };
-      const watch = remote.probeReports();
-      await watch.waitForFirstAttempt(firstSyncTimeoutMs);
-      const why = remote.unreachableReason(watch);
+      const watch = remote.informer(PROBE_REPORTS, recordsNamespace);
+      const why = await remote.synced([watch], firstSyncTimeoutMs);
       if (why) return { cluster, reports: [], error: why };
       const reports: ProbeReport[] = [];
       const bad: string[] = [];

@@ -293,7 +293,13 @@ export class GatewayDnsReconciler {
     );
     // The dns-servers' probe reports, read beside the writes: only what people are shown.
     const reportsRead = spec.trafficPolicy?.healthCheck
-      ? readProbeReports(this.opts.clusters, gw.metadata.namespace ?? '', targets, this.firstSyncTimeoutMs)
+      ? readProbeReports(
+          this.opts.clusters,
+          gw.metadata.namespace ?? '',
+          this.opts.recordsNamespace,
+          targets,
+          this.firstSyncTimeoutMs,
+        )
       : Promise.resolve(undefined);
     reportsRead.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
     const plan = planRecordSets({

@@ -5,6 +5,8 @@
 // is briefly away.
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { NODES, SERVICES, SERVICE_ENDPOINT_SLICES } from '../clusters/kinds.js';
+import { GATEWAYS, ROUTES } from './kinds.js';
 import { slicesOf } from '../model/endpoints.js';
 import type { ClusterFacts, ServiceObservation } from '../model/facts.js';
 import { ROUTE_KIND_NAMES, observeGateway } from '../model/gateway-api.js';
@@ -81,19 +83,19 @@ export class SourceReader {
       if ('unreachable' in seen) return this.unreachable(gw, memoryKey, cluster, seen.unreachable);
       return this.observed(gw, memoryKey, cluster, now, seen, { service: undefined, slices: [], nodes: [] });
     }
-    const services = remote.servicesIn(spec.serviceNamespace);
+    const services = remote.informer(SERVICES, spec.serviceNamespace, { releasable: true });
     const type = RESOLUTION_TYPES[spec.resolutionType];
-    const nodes = type.nodePorts ? remote.nodes() : undefined;
-    const slices = type.readsEndpointSlices ? remote.endpointSlicesIn(spec.serviceNamespace) : undefined;
-    await Promise.all(
-      [services, nodes, slices].map((w) => w?.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)),
-    );
+    const nodes = type.nodePorts ? remote.informer(NODES) : undefined;
+    const slices = type.readsEndpointSlices
+      ? remote.informer(SERVICE_ENDPOINT_SLICES, spec.serviceNamespace, { releasable: true })
+      : undefined;
     // The cluster, not these watches, says whether it is reachable: when the API server goes,
     // whichever of its watches notices first makes it unreachable for every reader.
-    for (const w of [services, nodes, slices]) {
-      const why = w && remote.unreachableReason(w);
-      if (why) return this.unreachable(gw, memoryKey, cluster, why);
-    }
+    const why = await remote.synced(
+      [services, nodes, slices].filter((w) => w !== undefined),
+      this.opts.firstSyncTimeoutMs,
+    );
+    if (why) return this.unreachable(gw, memoryKey, cluster, why);
     // A mirror we keep in this cluster (it consumed one before it was selected) is not the source.
     const service = sourceService(services.get(spec.serviceName, spec.serviceNamespace));
     const serviceSlices = slices ? slicesOf(slices.list(spec.serviceNamespace), spec.serviceName) : [];
@@ -113,8 +115,8 @@ export class SourceReader {
     remote: RemoteCluster,
     ref: NonNullable<EffectiveSpec['gateway']>,
   ): Promise<ServiceObservation | { unreachable: string }> {
-    const gateways = remote.gateways();
-    const routes = ROUTE_KIND_NAMES.map((kind) => ({ kind, watch: remote.routes(kind) }));
+    const gateways = remote.informer(GATEWAYS);
+    const routes = ROUTE_KIND_NAMES.map((kind) => ({ kind, watch: remote.informer(ROUTES[kind]) }));
     await Promise.all(
       [gateways, ...routes.map((r) => r.watch)].map((w) =>
         w.waitForFirstAttempt(this.opts.firstSyncTimeoutMs),

@@ -6,6 +6,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, DNSRECORDSET_KIND, gatewayDnsLabels, type DNSRecordSet } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { NAMESPACES } from '../clusters/kinds.js';
+import { DNS_RECORD_SETS } from './kinds.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { canonical } from '../runtime/equal.js';
@@ -64,7 +66,7 @@ export class RecordSetWriter {
     }
     const { remote } = ready;
     const wanted = new Set(desired.map((d) => d.set.metadata.name));
-    const sets = remote.recordSets();
+    const sets = remote.informer(DNS_RECORD_SETS, this.opts.recordsNamespace);
     const kept = (name: string) => keep.has(name) && !!sets.get(name, this.opts.recordsNamespace);
     const stale = sets
       .list(this.opts.recordsNamespace)
@@ -95,7 +97,9 @@ export class RecordSetWriter {
     desired: DesiredRecordSet,
   ): Promise<{ name: string; changed: boolean } | { name: string; changed: false; error: string }> {
     const name = desired.set.metadata.name;
-    const existing = remote.recordSets().get(name, this.opts.recordsNamespace);
+    const existing = remote
+      .informer(DNS_RECORD_SETS, this.opts.recordsNamespace)
+      .get(name, this.opts.recordsNamespace);
     try {
       const { changed } = await this.opts.writer.ensure(remote, existing, {
         object: desired.set as KubernetesObject,
@@ -147,16 +151,14 @@ export class RecordSetWriter {
           error: this.opts.clusters.problem(namespace, cluster) ?? 'no client',
         },
       };
-    const namespaces = remote.namespaces();
-    await namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
+    const namespaces = remote.informer(NAMESPACES);
     // Reachability is the cluster's, as for the sources: whichever of its watches found it unreachable.
-    const namespacesWhy = remote.unreachableReason(namespaces);
+    const namespacesWhy = await remote.synced([namespaces], this.opts.firstSyncTimeoutMs);
     if (namespacesWhy) return { outcome: { cluster, result: 'failed', error: namespacesWhy } };
     // Not before: a cluster without a dns-server may lack the DNSRecordSet CRD, and its watch would only fail.
     if (!namespaces.get(this.opts.recordsNamespace)) return { outcome: { cluster, result: 'skipped' } };
-    const recordSets = remote.recordSets();
-    await recordSets.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
-    const recordSetsWhy = remote.unreachableReason(recordSets);
+    const recordSets = remote.informer(DNS_RECORD_SETS, this.opts.recordsNamespace);
+    const recordSetsWhy = await remote.synced([recordSets], this.opts.firstSyncTimeoutMs);
     if (recordSetsWhy) return { outcome: { cluster, result: 'failed', error: recordSetsWhy } };
     return { remote };
   }

@@ -89,7 +89,6 @@ describe('WorkloadWatches', () => {
     });
     // No kubeconfig Secrets: no client is built, and releasing must not build one.
     const clusters = new ClusterCache({
-      recordsNamespace: 'capi-dns',
       readSecret: () => undefined,
       log: silentLogger,
     });

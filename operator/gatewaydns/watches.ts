@@ -32,7 +32,7 @@ export function watchesNamedBy(input: WatchInput): WatchNeeds {
       ...new Set(clusters.flatMap((c) => namespaces.map((n) => `${clusterKey(input.namespace, c)}|${n}`))),
     ].sort();
   const spec = input.spec;
-  // A Gateway's watches are cluster-wide and shared (RemoteCluster.gateways, routes): nothing to hold here.
+  // A Gateway's watches are cluster-wide and shared (the GATEWAYS and ROUTES informers): nothing to hold here.
   const sources = spec && !spec.gateway ? items(input.selected, [spec.serviceNamespace]) : [];
   const mirrors = items(input.targets, input.mirrorNamespaces);
   return {

@@ -111,7 +111,6 @@ export class Manager {
     });
     this.departed = new DepartedClusters({ graceMs: opts.departedGraceMs, log: opts.log });
     this.clusters = new ClusterCache({
-      recordsNamespace: opts.recordsNamespace,
       readSecret: (namespace, name) => this.cache.secrets.get(namespace, name),
       secretProblem: (namespace, name) => this.cache.secrets.problem(namespace, name),
       kubeconfigPolicy: opts.kubeconfigPolicy,

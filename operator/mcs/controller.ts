@@ -13,6 +13,14 @@ import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { errorText } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
+import {
+  CLUSTER_PROPERTIES,
+  DERIVED_SERVICES,
+  IMPORT_KINDS,
+  MCS_ENDPOINT_SLICES,
+  SERVICE_EXPORTS,
+  SERVICE_IMPORTS,
+} from './kinds.js';
 import { ClusterProperties, propertyConflict } from './cluster-properties.js';
 import { McsReconciler, serviceKeyId, type Member, type ServiceKey } from './reconciler.js';
 
@@ -132,22 +140,18 @@ export class McsController implements Runnable {
       this.noteConflict(ns, cluster, conflict);
       if (conflict) return;
       // The member's exports and our objects there: watched from now on, so that their events arrive.
-      remote.serviceExports();
-      remote.serviceImports();
-      remote.derivedServices();
-      remote.mcsEndpointSlices();
-    } else if (remote.watching('ClusterProperty')) await this.properties.withdraw(remote);
+      remote.informer(SERVICE_EXPORTS);
+      remote.informer(SERVICE_IMPORTS);
+      remote.informer(DERIVED_SERVICES);
+      remote.informer(MCS_ENDPOINT_SLICES);
+    } else if (remote.watching(CLUSTER_PROPERTIES)) await this.properties.withdraw(remote);
   }
 
   private onClusterEvent(event: ClusterEvent): void {
     const [ns = '', cluster = ''] = event.cluster.split('/');
     if (!this.clusterSet(ns) && !this.seenSet.get(ns)) {
       // Not a ClusterSet (any more): only our own objects there matter, for their withdrawal.
-      if (
-        event.type !== 'change' ||
-        !['ServiceImport', 'DerivedService', 'McsEndpointSlice'].includes(event.change.kind)
-      )
-        return;
+      if (event.type !== 'change' || !IMPORT_KINDS.includes(event.change.kind)) return;
     }
     if (event.type !== 'change') {
       this.enqueueNamespace(ns);
@@ -205,7 +209,7 @@ export class McsController implements Runnable {
   /** Whether some cluster of the management namespace exports namespace/name. */
   private exported(ns: string, namespace: string, name: string): boolean {
     if (!this.clusterSet(ns)) return false;
-    return this.clustersOf(ns).some((c) => c.remote?.serviceExports().get(name, namespace));
+    return this.clustersOf(ns).some((c) => c.remote?.informer(SERVICE_EXPORTS).get(name, namespace));
   }
 
   /**
@@ -217,8 +221,8 @@ export class McsController implements Runnable {
     if (!set) return [];
     return this.clustersOf(ns).filter((m) => {
       const remote = m.remote;
-      if (!remote?.watching('ClusterProperty')) return true;
-      return propertyConflict(remote.clusterProperties().list(), m.name, set) === undefined;
+      if (!remote?.watching(CLUSTER_PROPERTIES)) return true;
+      return propertyConflict(remote.informer(CLUSTER_PROPERTIES).list(), m.name, set) === undefined;
     });
   }
 
@@ -273,7 +277,10 @@ export class McsController implements Runnable {
       add({ kind: 'member', managementNamespace: ns, cluster: c.name });
       const remote = c.remote;
       if (!remote) continue;
-      const objects = [...(member ? remote.serviceExports().list() : []), ...remote.serviceImports().list()];
+      const objects = [
+        ...(member ? remote.informer(SERVICE_EXPORTS).list() : []),
+        ...remote.informer(SERVICE_IMPORTS).list(),
+      ];
       for (const o of objects) add(serviceKey(ns, o.metadata?.namespace ?? '', o.metadata?.name ?? ''));
     }
     return [...keys.values()];

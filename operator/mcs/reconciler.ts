@@ -23,6 +23,8 @@ import {
 } from '../../api/index.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
+import { NAMESPACES, SERVICES, SERVICE_ENDPOINT_SLICES } from '../clusters/kinds.js';
+import { DERIVED_SERVICES, MCS_ENDPOINT_SLICES, SERVICE_EXPORTS, SERVICE_IMPORTS } from './kinds.js';
 import type { WorkloadWatches } from '../clusters/workload-watches.js';
 import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
 import { sameJson } from '../runtime/equal.js';
@@ -165,9 +167,8 @@ export class McsReconciler {
     };
     for (const m of members) {
       const remote = m.remote;
-      const exports = remote?.serviceExports();
-      await exports?.waitForFirstAttempt(timeout);
-      if (!remote || !exports || m.frozen || remote.unreachableReason(exports)) {
+      const exports = remote?.informer(SERVICE_EXPORTS);
+      if (!remote || !exports || m.frozen || (await remote.synced([exports], timeout))) {
         // A paused or deleting Cluster is frozen on purpose: kept as it was, not marked.
         lastSeen(m, !m.frozen);
         continue;
@@ -180,10 +181,9 @@ export class McsReconciler {
       needs.push(`${remote.key}|${namespace}`);
       // Held before first use, so that no GatewayDNS letting go of the same namespace stops them.
       this.opts.watches.hold(`mcs:${key}`, { Service: needs, EndpointSlice: needs, MirrorEndpointSlice: [] });
-      const services = remote.servicesIn(namespace);
-      const slices = remote.endpointSlicesIn(namespace);
-      await Promise.all([services.waitForFirstAttempt(timeout), slices.waitForFirstAttempt(timeout)]);
-      if (remote.unreachableReason(services) || remote.unreachableReason(slices)) {
+      const services = remote.informer(SERVICES, namespace, { releasable: true });
+      const slices = remote.informer(SERVICE_ENDPOINT_SLICES, namespace, { releasable: true });
+      if (await remote.synced([services, slices], timeout)) {
         lastSeen(m, true);
         continue;
       }
@@ -208,15 +208,12 @@ export class McsReconciler {
     desired: ImportDesired | undefined,
   ): Promise<number> {
     const timeout = this.opts.firstSyncTimeoutMs ?? 5_000;
-    const imports = remote.serviceImports();
-    const derived = remote.derivedServices();
-    const mcsSlices = remote.mcsEndpointSlices();
-    const namespaces = remote.namespaces();
-    await Promise.all([imports, derived, mcsSlices, namespaces].map((w) => w.waitForFirstAttempt(timeout)));
-    for (const w of [imports, derived, mcsSlices, namespaces]) {
-      const why = remote.unreachableReason(w);
-      if (why) throw new Error(`cluster ${remote.key} not read: ${why}`);
-    }
+    const imports = remote.informer(SERVICE_IMPORTS);
+    const derived = remote.informer(DERIVED_SERVICES);
+    const mcsSlices = remote.informer(MCS_ENDPOINT_SLICES);
+    const namespaces = remote.informer(NAMESPACES);
+    const why = await remote.synced([imports, derived, mcsSlices, namespaces], timeout);
+    if (why) throw new Error(`cluster ${remote.key} not read: ${why}`);
     // Namespace sameness: a cluster without the namespace gets nothing there.
     const want = desired && namespaces.get(namespace) ? desired : undefined;
     const writer = this.opts.writer;
@@ -295,7 +292,7 @@ export class McsReconciler {
     for (const m of members) {
       const remote = m.remote;
       if (!remote || m.frozen) continue;
-      const exports = remote.serviceExports();
+      const exports = remote.informer(SERVICE_EXPORTS);
       const serviceExport = exports.get(name, namespace) as
         (KubernetesObject & { status?: { conditions?: Condition[] } }) | undefined;
       const planned = conditions.get(m.name);

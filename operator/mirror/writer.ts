@@ -7,6 +7,8 @@
 import type { KubernetesObject, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../api/index.js';
 import type { ClusterCache } from '../clusters/cache.js';
+import { NAMESPACES, SERVICES } from '../clusters/kinds.js';
+import { MIRROR_ENDPOINT_SLICES } from './kinds.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
 import { withTimeout } from '../runtime/equal.js';
@@ -210,19 +212,15 @@ export class MirrorWriter {
     const remote = this.opts.clusters.get(namespace, cluster);
     if (!remote)
       return { state: 'Unreachable', message: this.opts.clusters.problem(namespace, cluster) ?? 'no client' };
-    const namespaces = remote.namespaces();
-    await namespaces.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
-    const why = remote.unreachableReason(namespaces);
+    const namespaces = remote.informer(NAMESPACES);
+    const why = await remote.synced([namespaces], this.opts.firstSyncTimeoutMs);
     if (why) return { state: 'Unreachable', message: why };
     if (!namespaces.get(target.namespace))
       return { state: 'NamespaceNotFound', message: `no namespace ${target.namespace}: not a consumer` };
-    const services = remote.servicesIn(target.namespace);
-    const slices = remote.mirrorSlicesIn(target.namespace);
-    await Promise.all([services, slices].map((w) => w.waitForFirstAttempt(this.opts.firstSyncTimeoutMs)));
-    for (const w of [services, slices]) {
-      const reason = remote.unreachableReason(w);
-      if (reason) return { state: 'Unreachable', message: reason };
-    }
+    const services = remote.informer(SERVICES, target.namespace, { releasable: true });
+    const slices = remote.informer(MIRROR_ENDPOINT_SLICES, target.namespace, { releasable: true });
+    const reason = await remote.synced([services, slices], this.opts.firstSyncTimeoutMs);
+    if (reason) return { state: 'Unreachable', message: reason };
     return { remote, services, slices };
   }
 
