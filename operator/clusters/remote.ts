@@ -139,7 +139,7 @@ export class RemoteCluster {
   /**
    * The informer of a resource type, cluster-wide or of one namespace, started on first use. One
    * a reader asks for only while some output needs it (`releasable`: the Services and
-   * EndpointSlices of a namespace a GatewayDNS names) stops at release(); any other is kept while
+   * EndpointSlices of a namespace some object names) stops at release(); any other is kept while
    * the client lives.
    */
   informer<T extends KubernetesObject>(

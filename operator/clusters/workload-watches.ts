@@ -18,7 +18,7 @@ export class WorkloadWatches {
 
   constructor(private readonly opts: { clusters: ClusterCache; log?: Logger }) {}
 
-  /** The holder `key` now needs exactly `needs`: what no GatewayDNS needs any more stops. */
+  /** The holder `key` now needs exactly `needs`: what no holder needs any more stops. */
   hold(key: string, needs: WatchNeeds): void {
     for (const kind of Object.keys(needs)) if (!this.holds.has(kind)) this.holds.set(kind, new WatchHolds());
     // A kind the holder no longer names is a kind it needs nothing of.

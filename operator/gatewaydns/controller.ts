@@ -29,6 +29,9 @@ import {
   type ObjectKey,
 } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
+import { GATEWAYDNS } from './kinds.js';
+import { GatewayDnsMetrics } from './metrics.js';
+import type { WatchedResource } from '../runtime/informer.js';
 
 export interface GatewayDnsControllerOptions {
   domainSuffix: string;
@@ -52,12 +55,16 @@ export class GatewayDnsController implements Runnable {
   /** When a workload-cluster change was first seen for a key not yet reconciled: for the latency metric. */
   private readonly pendingSince = new Map<string, number>();
   private resyncTimer?: NodeJS.Timeout;
+  private readonly gatewayDns: WatchedResource<GatewayDNS & KubernetesObject>;
+  private readonly metrics: GatewayDnsMetrics;
 
   constructor(
     private readonly mgr: Manager,
     private readonly opts: GatewayDnsControllerOptions,
   ) {
-    const gatewayDns = mgr.cache.gatewayDns;
+    const gatewayDns = mgr.cache.informer(GATEWAYDNS);
+    this.gatewayDns = gatewayDns;
+    this.metrics = new GatewayDnsMetrics(mgr.metrics.registry);
     this.reconciler = new GatewayDnsReconciler({
       writer: mgr.writer,
       watches: mgr.watches,
@@ -72,7 +79,7 @@ export class GatewayDnsController implements Runnable {
       otherZones: opts.zones,
       recordsNamespace: mgr.recordsNamespace,
       events: mgr.events,
-      metrics: mgr.metrics,
+      metrics: this.metrics,
       log: mgr.log,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
       serves: (namespace) => mgr.share.owns(namespace),
@@ -116,7 +123,7 @@ export class GatewayDnsController implements Runnable {
     // The queue counts the reconcile and its result (controller_runtime_reconcile_total).
     const result = await this.reconciler.reconcile(key);
     if (since !== undefined && result.written > 0)
-      this.mgr.metrics.observePropagation((Date.now() - since) / 1000);
+      this.metrics.observePropagation((Date.now() - since) / 1000);
     this.mgr.log.debug('reconciled', { gatewaydns: id, ms: Date.now() - began, written: result.written });
     // Handled again once this pass is done (the queue runs a key added while it is handled afterwards).
     if (result.requeue) this.queue.add(key);
@@ -125,7 +132,7 @@ export class GatewayDnsController implements Runnable {
   /** Watches only enqueue keys: the work happens in the reconcile. */
   private watch(): void {
     const { cache, clusters, share, departed } = this.mgr;
-    cache.gatewayDns.onChange((type, gw) => {
+    this.gatewayDns.onChange((type, gw) => {
       const key = keyOfObject(gw);
       const id = objectKeyId(key);
       const signature = `${gw.metadata?.generation}|${gw.metadata?.deletionTimestamp ?? ''}|${(gw.metadata?.finalizers ?? []).join()}`;
@@ -152,7 +159,7 @@ export class GatewayDnsController implements Runnable {
     clusters.onEvent((event) => this.onClusterEvent(event));
     // Gained: reconciled now. Lost: reconciled to let go (the clients are already dropped).
     share.onChange((affected) => {
-      for (const gw of cache.gatewayDns.list())
+      for (const gw of this.gatewayDns.list())
         if (affected(gw.metadata?.namespace ?? '')) this.queue.add(keyOfObject(gw));
     });
   }
@@ -175,7 +182,7 @@ export class GatewayDnsController implements Runnable {
       if (!this.pendingSince.has(id)) this.pendingSince.set(id, now);
       this.queue.add(key);
     };
-    const gatewayDns = this.mgr.cache.gatewayDns.list(namespace);
+    const gatewayDns = this.gatewayDns.list(namespace);
     for (const key of mirrorKeysFor(
       kind,
       object,
@@ -239,10 +246,10 @@ export class GatewayDnsController implements Runnable {
   }
 
   private enqueueNamespace(namespace: string): void {
-    for (const gw of this.mgr.cache.gatewayDns.list(namespace)) this.queue.add(keyOfObject(gw));
+    for (const gw of this.gatewayDns.list(namespace)) this.queue.add(keyOfObject(gw));
   }
 
   private enqueueAll(): void {
-    for (const gw of this.mgr.cache.gatewayDns.list()) this.queue.add(keyOfObject(gw));
+    for (const gw of this.gatewayDns.list()) this.queue.add(keyOfObject(gw));
   }
 }

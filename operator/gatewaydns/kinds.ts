@@ -1,15 +1,17 @@
-// What the GatewayDNS controller reads and writes in workload clusters, beyond
-// Kubernetes's own kinds: Gateway API's Gateways and routes (spec.gatewayRef),
+// What the GatewayDNS controller reads: its own objects in the management
+// cluster, and in workload clusters, beyond Kubernetes's own kinds, Gateway API's Gateways and routes (spec.gatewayRef),
 // the dns-servers' probe reports, and our DNSRecordSets.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
   DNSRECORDSET_PLURAL,
+  GATEWAYDNS_PLURAL,
   GROUP,
   MANAGED_BY_LABEL,
   PROBE_REPORT_LABEL,
   VERSION,
   type DNSRecordSet,
+  type GatewayDNS,
 } from '../../api/index.js';
 import { configMapsType } from '../clusters/kinds.js';
 import { customResourceType, type ResourceType } from '../clusters/resource.js';
@@ -21,6 +23,14 @@ import {
   type RouteKind,
   type RouteObject,
 } from '../model/gateway-api.js';
+
+/** The GatewayDNS objects of the management cluster (the manager's cache). */
+export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
+  kind: 'GatewayDNS',
+  group: GROUP,
+  version: VERSION,
+  plural: GATEWAYDNS_PLURAL,
+});
 
 /** Every Gateway of the cluster, shared by every GatewayDNS that names one there. */
 export const GATEWAYS = customResourceType<GatewayObject>({

@@ -26,7 +26,7 @@ import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
 import type { EventRecorder } from '../runtime/events.js';
 import { errorText, type Logger } from '../runtime/log.js';
-import type { Metrics } from '../runtime/metrics.js';
+import type { GatewayDnsMetrics } from './metrics.js';
 import {
   keyOfObject,
   objectKey,
@@ -65,7 +65,7 @@ export interface ReconcilerOptions {
   otherZones?: readonly string[];
   recordsNamespace: string;
   events: EventRecorder;
-  metrics: Metrics;
+  metrics: GatewayDnsMetrics;
   log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -201,9 +201,7 @@ export class GatewayDnsReconciler {
     this.claims.forget(id);
     this.mirrors.forget(id);
     this.patcher.forget(id);
-    this.opts.metrics.trafficHealth.delete(id);
-    this.opts.metrics.gatewayDnsConditions.delete(id);
-    this.opts.metrics.staleTargets.delete(id);
+    this.opts.metrics.forget(id);
   }
 
   /** Normally the finalizer has withdrawn everything; this catches record sets left behind by other means. */

@@ -9,13 +9,13 @@ import type { HealthView } from './health-view.js';
 import { keyOfObject, objectKeyId } from '../runtime/workqueue.js';
 import type { EventRecorder } from '../runtime/events.js';
 import type { Logger } from '../runtime/log.js';
-import type { Metrics } from '../runtime/metrics.js';
+import type { GatewayDnsMetrics } from './metrics.js';
 import type { SyncResult } from './targets.js';
 
 export function reportWrites(
   gw: GatewayDNS,
   outcomes: SyncResult[],
-  out: { events: EventRecorder; metrics: Metrics; log: Logger },
+  out: { events: EventRecorder; metrics: GatewayDnsMetrics; log: Logger },
 ): void {
   const namespace = gw.metadata.namespace ?? '';
   const failed = outcomes.filter((o) => o.result === 'failed').map((o) => `${namespace}/${o.cluster}`);
@@ -60,7 +60,7 @@ export function reportHealth(
   gw: GatewayDNS,
   next: GatewayDNSStatus,
   view: HealthView | undefined,
-  out: { events: EventRecorder; metrics: Metrics; log: Logger },
+  out: { events: EventRecorder; metrics: GatewayDnsMetrics; log: Logger },
 ): void {
   const id = objectKeyId(keyOfObject(gw));
   if (!view) {

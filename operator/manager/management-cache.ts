@@ -1,7 +1,9 @@
 // The management cluster's informers every controller reads from, as
-// controller-runtime's manager cache: built once, started together, synced
-// before any controller starts. Namespaced when --namespace is set, so that a
-// namespace-only Role is enough.
+// controller-runtime's manager cache: the manager's own (Clusters, their
+// kubeconfig Secrets, Namespaces) and those controllers ask for by resource
+// type (informer(type)), started together and synced before any controller
+// starts. Namespaced when --namespace is set, so that a namespace-only Role is
+// enough.
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -10,7 +12,6 @@ import {
   type KubernetesObject,
   type V1Namespace,
 } from '@kubernetes/client-node';
-import { GATEWAYDNS_PLURAL, GROUP, VERSION, type GatewayDNS } from '../../api/index.js';
 import {
   CLUSTER_API_GROUP,
   CLUSTER_API_GROUP_VERSION,
@@ -18,6 +19,7 @@ import {
   type ClusterObject,
 } from '../clusters/lifecycle.js';
 import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
+import { informerKey, resourceApis, type ResourceApis, type ResourceType } from '../clusters/resource.js';
 import { WatchedResource } from '../runtime/informer.js';
 import type { Logger } from '../runtime/log.js';
 
@@ -34,7 +36,6 @@ export interface ManagementCacheOptions {
 }
 
 export class ManagementCache {
-  readonly gatewayDns: WatchedResource<Obj<GatewayDNS>>;
   readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
   /**
    * Namespaces of the management cluster: their annotation grants workload namespaces
@@ -43,22 +44,20 @@ export class ManagementCache {
   readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
   /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
   readonly secrets: KubeconfigSecrets;
+  /** Informers controllers asked for by type, by informerKey. */
+  private readonly byType = new Map<string, WatchedResource<KubernetesObject>>();
+  private readonly apis: ResourceApis;
+  private startedAt?: number;
 
-  constructor(opts: ManagementCacheOptions) {
+  constructor(private readonly opts: ManagementCacheOptions) {
     const { kc, namespace: ns, relistMs } = opts;
+    this.apis = resourceApis(kc);
     const custom = kc.makeApiClient(CustomObjectsApi);
     const within = ns ? `/namespaces/${ns}` : '';
     const listCustom = (group: string, version: string, plural: string) =>
       ns
         ? custom.listNamespacedCustomObject({ group, version, namespace: ns, plural })
         : custom.listClusterCustomObject({ group, version, plural });
-    this.gatewayDns = new WatchedResource<Obj<GatewayDNS>>({
-      kc,
-      path: `/apis/${GROUP}/${VERSION}${within}/${GATEWAYDNS_PLURAL}`,
-      list: () =>
-        listCustom(GROUP, VERSION, GATEWAYDNS_PLURAL) as Promise<KubernetesListObject<Obj<GatewayDNS>>>,
-      relistMs,
-    });
     this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
       kc,
       path: `/apis/${CLUSTER_API_GROUP_VERSION}${within}/clusters`,
@@ -90,15 +89,40 @@ export class ManagementCache {
     });
   }
 
+  /**
+   * The informer of a resource type, in the watched namespace (--namespace) or cluster-wide: one
+   * per type however many controllers ask. Asked for before start (as a controller is built), it
+   * is synced before any controller starts; asked for later, it starts at once.
+   */
+  informer<T extends KubernetesObject>(type: ResourceType<T>): WatchedResource<T> {
+    const ns = this.opts.namespace;
+    const key = informerKey(type as ResourceType<KubernetesObject>, ns);
+    let w = this.byType.get(key);
+    if (!w) {
+      w = new WatchedResource<T>({
+        kc: this.opts.kc,
+        path: type.path(ns),
+        list: () => type.list(this.apis, ns),
+        labelSelector: type.labelSelector,
+        fieldSelector: type.fieldSelector,
+        relistMs: this.opts.relistMs,
+      }) as unknown as WatchedResource<KubernetesObject>;
+      this.byType.set(key, w);
+      if (this.startedAt !== undefined) w.start();
+    }
+    return w as unknown as WatchedResource<T>;
+  }
+
   /** In this order, so that every grant is known before the first reconcile: none reads a namespace it may not. */
   private get informers() {
-    return [this.namespaces, this.secrets, this.clusterObjects, this.gatewayDns] as const;
+    return [this.namespaces, this.secrets, this.clusterObjects, ...this.byType.values()] as const;
   }
 
   /** Starts every informer and waits for their first lists. */
   async start(syncTimeoutMs: number): Promise<void> {
     for (const w of this.informers) w.start();
     const began = Date.now();
+    this.startedAt = began;
     for (const w of this.informers) {
       while (!w.synced) {
         if (Date.now() - began > syncTimeoutMs)

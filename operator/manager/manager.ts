@@ -1,5 +1,5 @@
 // The operator's manager, in the shape of controller-runtime's: it owns what
-// every controller shares (the management cluster's informers, the
+// every controller shares (the management cluster's informers by type, the
 // ClusterCache of workload-cluster clients, the one writer of owned objects,
 // the write gate, the register of workload watch holds, leader election and
 // shards), starts the caches before the controllers, and stops them all.
@@ -158,11 +158,13 @@ export class Manager {
   }
 
   /**
-   * Leads first (when elected: onLost is called if it stops leading later), then starts the caches
-   * and waits for them to sync, then the controllers, then takes shards: a shard gained enqueues from
-   * controllers that are listening, with synced caches.
+   * As controller-runtime's manager: starts the caches and waits for them to sync first, so that a
+   * standby replica that wins the lease later starts warm; then leads (when elected: onLost is
+   * called if it stops leading later), then starts the controllers, then takes shards: a shard
+   * gained enqueues from controllers that are listening, with synced caches.
    */
   async start(onLostLeadership: () => void): Promise<void> {
+    await this.cache.start(this.opts.syncTimeoutMs ?? 30_000);
     if (this.elector) {
       const election = this.metrics.leaderElection;
       await this.elector.run(() => {
@@ -171,7 +173,6 @@ export class Manager {
       });
       if (election) election.leading = true;
     }
-    await this.cache.start(this.opts.syncTimeoutMs ?? 30_000);
     for (const runnable of this.runnables) {
       await runnable.start();
       this.started.push(runnable);

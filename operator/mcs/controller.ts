@@ -13,6 +13,7 @@ import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { errorText } from '../runtime/log.js';
 import { WorkQueue } from '../runtime/workqueue.js';
+import { McsMetrics } from './metrics.js';
 import {
   CLUSTER_PROPERTIES,
   DERIVED_SERVICES,
@@ -68,7 +69,7 @@ export class McsController implements Runnable {
       writer: mgr.writer,
       watches: mgr.watches,
       log: mgr.log,
-      metrics: mgr.metrics,
+      metrics: new McsMetrics(mgr.metrics.registry),
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });

@@ -44,7 +44,7 @@ import {
   type ServiceImportObject,
 } from './objects.js';
 import { observeExport, type ExportObservation } from './observe.js';
-import type { Metrics } from '../runtime/metrics.js';
+import type { McsMetrics } from './metrics.js';
 
 /** A member of a ClusterSet: its Cluster API name (its cluster id) and its client, if one could be built. */
 export interface Member {
@@ -65,7 +65,7 @@ export interface McsReconcilerOptions {
   watches: WorkloadWatches;
   log: Logger;
   /** Where the ServiceExports in Conflict are counted (capi_dns_serviceexport_conflict). */
-  metrics?: Metrics;
+  metrics?: McsMetrics;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
 }

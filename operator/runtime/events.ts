@@ -67,7 +67,7 @@ export class EventRecorder {
       })
       .catch((err: unknown) =>
         this.log.warn('could not record event', {
-          gatewaydns: `${namespace}/${target.metadata.name}`,
+          object: `${target.kind} ${namespace}/${target.metadata.name}`,
           reason,
           error: err,
         }),
