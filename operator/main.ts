@@ -5,7 +5,7 @@ import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
-import { removeAllMirrors } from './mirror/cleanup.js';
+import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
 import { parseListen, startHealthServer } from '../process/health.js';
 import { reuseConnections } from '../process/kube-connections.js';
 import { fatalLine } from '../process/log.js';

@@ -15,7 +15,7 @@ import type { ClusterEvent } from '../clusters/cache.js';
 import { onClusterChange } from '../clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { mirrorKeysFor } from '../mirror/events.js';
+import { mirrorKeysFor } from './apply/mirror/events.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
 import { matchesSelector } from '../model/selector.js';
 import { errorText } from '../runtime/log.js';
@@ -30,7 +30,7 @@ import {
 } from '../runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
 import { GATEWAYDNS } from './kinds.js';
-import { GatewayDnsMetrics } from './metrics.js';
+import { GatewayDnsMetrics } from './status/metrics.js';
 import type { WatchedResource } from '../runtime/informer.js';
 
 export interface GatewayDnsControllerOptions {

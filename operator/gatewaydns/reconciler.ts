@@ -18,15 +18,15 @@ import type { ClusterCache } from '../clusters/cache.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { WorkloadWatches } from '../clusters/workload-watches.js';
 import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
-import { MirrorReconciler, type MirrorReconcileResult } from '../mirror/reconciler.js';
-import { withMirrorStatus, withPreviousMirrorStatus } from '../mirror/status.js';
+import { MirrorReconciler, type MirrorReconcileResult } from './apply/mirror/reconciler.js';
+import { withMirrorStatus, withPreviousMirrorStatus } from './apply/mirror/status.js';
 import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
 import type { EventRecorder } from '../runtime/events.js';
 import { errorText, type Logger } from '../runtime/log.js';
-import type { GatewayDnsMetrics } from './metrics.js';
+import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
   keyOfObject,
   objectKey,
@@ -34,17 +34,17 @@ import {
   parseObjectKeyId,
   type ObjectKey,
 } from '../runtime/workqueue.js';
-import { ClaimsRegistry, validatedSpec } from './claims-registry.js';
-import { checkGrant, namespacesNamed } from './namespace-grants.js';
-import { GatewayDnsPatcher } from './patcher.js';
-import { planRecordSets, type RecordSetPlan } from './plan.js';
-import { reportHealth, reportWrites } from './report.js';
-import { SourceReader } from './sources.js';
-import { invalidStatus, pendingStatus, statusFor } from './status.js';
-import { healthViewOf } from './health-view.js';
-import { withHealthStatus } from './health-status.js';
-import { readProbeReports } from './probe-reports.js';
-import { RecordSetWriter, type SyncResult } from './targets.js';
+import { ClaimsRegistry, validatedSpec } from './claims/registry.js';
+import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
+import { GatewayDnsPatcher } from './status/patcher.js';
+import { planRecordSets, type RecordSetPlan } from './plan/plan.js';
+import { reportHealth, reportWrites } from './status/report.js';
+import { SourceReader } from './sources/reader.js';
+import { invalidStatus, pendingStatus, statusFor } from './status/status.js';
+import { healthViewOf } from './status/health-view.js';
+import { withHealthStatus } from './status/health-status.js';
+import { readProbeReports } from './sources/probe-reports.js';
+import { RecordSetWriter, type SyncResult } from './apply/record-sets.js';
 import { watchesNamedBy } from './watches.js';
 
 export interface ReconcilerOptions {

@@ -8,13 +8,7 @@
 // controller-runtime, client-go or Cluster API have a metric of the same
 // meaning, it has their name and labels (controller-metrics.ts; docs/operating.md).
 import { registerBuildInfo } from '../../process/build-info.js';
-import {
-  Counter,
-  Gauge,
-  processRegistry,
-  registerRead,
-  type Registry,
-} from '../../process/metrics.js';
+import { Counter, Gauge, processRegistry, registerRead, type Registry } from '../../process/metrics.js';
 import {
   ControllerMetrics,
   registerControllerMetrics,
