@@ -23,26 +23,13 @@ import {
   SERVICE_IMPORTS,
 } from './kinds.js';
 import { ClusterProperties, propertyConflict } from './cluster-properties.js';
-import { McsReconciler, serviceKeyId, type Member, type ServiceKey } from './reconciler.js';
+import { McsReconciler, type Member } from './reconciler.js';
+import { mcsKeyId, serviceKey, type McsKey } from './keys.js';
 
 export interface McsControllerOptions {
   workers: number;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
-}
-
-/** What the queue holds: an exported or imported Service, or a member cluster's identity (its ClusterProperty). */
-type McsKey =
-  ({ kind: 'service' } & ServiceKey) | { kind: 'member'; managementNamespace: string; cluster: string };
-
-function idOf(key: McsKey): string {
-  return key.kind === 'member'
-    ? `member|${key.managementNamespace}|${key.cluster}`
-    : `service|${serviceKeyId(key)}`;
-}
-
-function serviceKey(managementNamespace: string, namespace: string, name: string): McsKey {
-  return { kind: 'service', managementNamespace, namespace, name };
 }
 
 export class McsController implements Runnable {
@@ -75,14 +62,14 @@ export class McsController implements Runnable {
     });
     this.properties = new ClusterProperties({ writer: mgr.writer, requestTimeoutMs, firstSyncTimeoutMs });
     this.queue = new WorkQueue<McsKey>((key) => this.handle(key), {
-      idOf,
+      idOf: mcsKeyId,
       concurrency: opts.workers,
       metrics: mgr.metrics.controller(this.name, opts.workers),
       baseDelayMs: 200,
       maxDelayMs: 30_000,
       onError: (key, err, retryInMs) =>
         mgr.log.warn('multi-cluster services reconcile failed', {
-          key: idOf(key),
+          key: mcsKeyId(key),
           error: errorText(err),
           retryInMs,
         }),
@@ -272,7 +259,7 @@ export class McsController implements Runnable {
   /** Every exported or imported Service the namespace's clusters show, and each cluster's identity. */
   private keysOf(ns: string): McsKey[] {
     const keys = new Map<string, McsKey>();
-    const add = (key: McsKey) => keys.set(idOf(key), key);
+    const add = (key: McsKey) => keys.set(mcsKeyId(key), key);
     const member = Boolean(this.clusterSet(ns));
     for (const c of this.clustersOf(ns)) {
       add({ kind: 'member', managementNamespace: ns, cluster: c.name });
