@@ -9,7 +9,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
-COPY process ./process
+COPY runtime ./runtime
 COPY operator ./operator
 COPY dns-server ./dns-server
 RUN npm run build
@@ -27,10 +27,10 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules
 # What dist/operator/main.js loads at run time: its own folder, the shared
-# contracts (api/) and process helpers (process/). npm run images builds the
+# contracts (api/) and the shared runtime (runtime/). npm run images builds the
 # same /app layout (scripts/images/main.ts); keep the two in step.
 COPY --from=build /src/dist/api ./dist/api
-COPY --from=build /src/dist/process ./dist/process
+COPY --from=build /src/dist/runtime ./dist/runtime
 COPY --from=build /src/dist/operator ./dist/operator
 # The UID the manifests run as (runAsNonRoot needs a numeric user).
 USER 65532:65532

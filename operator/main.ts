@@ -6,11 +6,11 @@ import { GatewayDnsController } from './gatewaydns/controller.js';
 import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
 import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
-import { parseListen, startHealthServer } from '../process/health.js';
-import { reuseConnections } from '../process/kube-connections.js';
-import { fatalLine } from '../process/log.js';
-import { stopOnSignals } from '../process/signals.js';
-import { createLogger, errorText } from './runtime/log.js';
+import { parseListen, startHealthServer } from '../runtime/health.js';
+import { reuseConnections } from '../runtime/kube-connections.js';
+import { fatalLine } from '../runtime/log.js';
+import { stopOnSignals } from '../runtime/signals.js';
+import { createLogger, errorText } from './manager/runtime/log.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a

@@ -4,22 +4,22 @@
 // the cluster's key; a work queue of its own runs the reconciles, so a slow
 // Corefile write never holds up record sets.
 import { DNS_SERVER_SERVICE } from '../../api/index.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
+import { onClusterChange } from '../manager/clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { errorText } from '../runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import {
   keyOfObject,
   objectKeyId,
   parseObjectKeyId,
   WorkQueue,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
 import { CorefileReconciler } from './reconciler.js';
-import { SERVICES } from '../clusters/kinds.js';
+import { SERVICES } from '../manager/clusters/kinds.js';
 
 export interface CorefileControllerOptions {
   /** The zones every wired cluster forwards to its dns-server: the suffix first, then --zone's. */

@@ -6,13 +6,13 @@
 // GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
-import { objectKeyId, type ObjectKey } from '../runtime/workqueue.js';
+import { objectKeyId, type ObjectKey } from '../manager/runtime/workqueue.js';
 import {
   clusterEventTarget,
   frozenBy,
   notConnectableYet,
   type ClusterObject,
-} from '../clusters/lifecycle.js';
+} from '../manager/clusters/lifecycle.js';
 import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
 import {
   COREDNS_ANNOTATION,
@@ -20,15 +20,15 @@ import {
   DNS_SERVER_SERVICE,
   FORWARD_ADDRESS_ANNOTATION,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import { SERVICES } from '../clusters/kinds.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import { SERVICES } from '../manager/clusters/kinds.js';
 import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
-import type { EventRecorder, EventTarget } from '../runtime/events.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import { TerminalError } from '../runtime/workqueue.js';
+import type { EventRecorder, EventTarget } from '../manager/runtime/events.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import { TerminalError } from '../manager/runtime/workqueue.js';
 import { CorefileError } from './errors.js';
 import { planCorefile, type CorefilePlan } from './plan.js';
-import type { RemoteCluster } from '../clusters/remote.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
 
 export const COREFILE_KEY = 'Corefile';
 

@@ -11,14 +11,14 @@ import {
   WORKLOAD_NAMESPACES_ANNOTATION,
   type GatewayDNS,
 } from '../../api/index.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
+import { onClusterChange } from '../manager/clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { mirrorKeysFor } from './apply/mirror/events.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
 import { matchesSelector } from '../model/selector.js';
-import { errorText } from '../runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import {
   keyOfObject,
   namespaceOfKey,
@@ -27,11 +27,11 @@ import {
   parseObjectKeyId,
   WorkQueue,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
 import { GATEWAYDNS } from './kinds.js';
 import { GatewayDnsMetrics } from './status/metrics.js';
-import type { WatchedResource } from '../runtime/informer.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
 
 export interface GatewayDnsControllerOptions {
   domainSuffix: string;

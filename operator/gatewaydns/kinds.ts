@@ -3,7 +3,7 @@
 // declared by its stages (sources/kinds.ts, apply/kinds.ts).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { GATEWAYDNS_PLURAL, GROUP, VERSION, type GatewayDNS } from '../../api/index.js';
-import { customResourceType } from '../clusters/resource.js';
+import { customResourceType } from '../manager/clusters/resource.js';
 
 export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
   kind: 'GatewayDNS',

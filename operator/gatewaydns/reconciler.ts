@@ -14,18 +14,18 @@ import {
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { WorkloadWatches } from '../clusters/workload-watches.js';
-import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { WorkloadWatches } from '../manager/clusters/workload-watches.js';
+import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../manager/clusters/lifecycle.js';
 import { MirrorReconciler, type MirrorReconcileResult } from './apply/mirror/reconciler.js';
 import { withMirrorStatus, withPreviousMirrorStatus } from './apply/mirror/status.js';
 import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
-import type { EventRecorder } from '../runtime/events.js';
-import { errorText, type Logger } from '../runtime/log.js';
+import type { EventRecorder } from '../manager/runtime/events.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
 import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
   keyOfObject,
@@ -33,7 +33,7 @@ import {
   objectKeyId,
   parseObjectKeyId,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { ClaimsRegistry, validatedSpec, type NamesDecision } from './claims/registry.js';
 import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
 import { GatewayDnsPatcher } from './status/patcher.js';

@@ -17,11 +17,11 @@ import {
   CLUSTER_API_GROUP_VERSION,
   CLUSTER_API_VERSION,
   type ClusterObject,
-} from '../clusters/lifecycle.js';
-import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
-import { informerKey, resourceApis, type ResourceApis, type ResourceType } from '../clusters/resource.js';
-import { WatchedResource } from '../runtime/informer.js';
-import type { Logger } from '../runtime/log.js';
+} from './clusters/lifecycle.js';
+import { KubeconfigSecrets } from './clusters/kubeconfig-secrets.js';
+import { informerKey, resourceApis, type ResourceApis, type ResourceType } from './clusters/resource.js';
+import { WatchedResource } from './runtime/informer.js';
+import type { Logger } from './runtime/log.js';
 
 type Obj<T> = T & KubernetesObject;
 
@@ -39,7 +39,7 @@ export class ManagementCache {
   readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
   /**
    * Namespaces of the management cluster: their annotation grants workload namespaces
-   * (gatewaydns/namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
+   * (gatewaydns/claims/namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
    */
   readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
   /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */

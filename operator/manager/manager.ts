@@ -7,20 +7,20 @@
 // what another uses.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { CONTROLLER_NAME } from '../../api/index.js';
-import { ClusterCache } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
-import { DepartedClusters } from '../clusters/departures.js';
-import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
-import { frozenBy, notConnectableYet, type ClusterObject } from '../clusters/lifecycle.js';
-import { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import { WorkloadWatches } from '../clusters/workload-watches.js';
-import { EventRecorder } from '../runtime/events.js';
-import { LeaderElector } from '../runtime/leader.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import { Metrics } from '../runtime/metrics.js';
-import { WriteGate, type WriteGateOptions } from '../runtime/write-gate.js';
-import { Sharder } from '../sharding/sharder.js';
-import { WHOLE_FLEET, type Share } from '../sharding/share.js';
+import { ClusterCache } from './clusters/cache.js';
+import { onClusterChange } from './clusters/cluster-changes.js';
+import { DepartedClusters } from './clusters/departures.js';
+import type { KubeconfigPolicy } from './clusters/kubeconfig.js';
+import { frozenBy, notConnectableYet, type ClusterObject } from './clusters/lifecycle.js';
+import { OwnedObjectWriter } from './clusters/owned-writer.js';
+import { WorkloadWatches } from './clusters/workload-watches.js';
+import { EventRecorder } from './runtime/events.js';
+import { LeaderElector } from './runtime/leader.js';
+import { errorText, type Logger } from './runtime/log.js';
+import { Metrics } from './runtime/metrics.js';
+import { WriteGate, type WriteGateOptions } from './runtime/write-gate.js';
+import { Sharder } from './sharding/sharder.js';
+import { WHOLE_FLEET, type Share } from './sharding/share.js';
 import { ManagementCache } from './management-cache.js';
 import type { Runnable } from './runnable.js';
 

@@ -6,13 +6,13 @@
 // are the manager's, shared with every controller: one observation, one writer.
 import { MCS_EXPORT_TO_ANNOTATION, MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { clusterEventTarget, frozenBy } from '../clusters/lifecycle.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
+import { clusterEventTarget, frozenBy } from '../manager/clusters/lifecycle.js';
+import { onClusterChange } from '../manager/clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { errorText } from '../runtime/log.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import { errorText } from '../manager/runtime/log.js';
+import { WorkQueue } from '../manager/runtime/workqueue.js';
 import { McsMetrics } from './metrics.js';
 import {
   CLUSTER_PROPERTIES,

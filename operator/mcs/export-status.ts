@@ -3,7 +3,7 @@
 // the failures otherwise; an invalid export is not exported (Pending).
 import type { Condition } from '../../api/index.js';
 import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
-import { sameJson } from '../runtime/equal.js';
+import { sameJson } from '../manager/runtime/equal.js';
 import type { ExportCondition } from './desired.js';
 
 export function readyCondition(

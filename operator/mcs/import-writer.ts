@@ -4,9 +4,9 @@
 // owned-object writer.
 import type { KubernetesObject, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { SERVICEIMPORT_PLURAL } from '../../api/index.js';
-import { NAMESPACES } from '../clusters/kinds.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { RemoteCluster } from '../clusters/remote.js';
+import { NAMESPACES } from '../manager/clusters/kinds.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
 import type { ImportDesired } from './desired.js';
 import { DERIVED_SERVICES, MCS_ENDPOINT_SLICES, SERVICE_IMPORTS } from './kinds.js';
 import {

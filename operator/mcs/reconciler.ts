@@ -10,11 +10,11 @@
 // does not answer keeps what it had, and its exports count as last seen.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { SERVICEEXPORT_PLURAL, type Condition } from '../../api/index.js';
-import { SERVICES, SERVICE_ENDPOINT_SLICES } from '../clusters/kinds.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { RemoteCluster } from '../clusters/remote.js';
-import type { WorkloadWatches } from '../clusters/workload-watches.js';
-import { errorText, type Logger } from '../runtime/log.js';
+import { SERVICES, SERVICE_ENDPOINT_SLICES } from '../manager/clusters/kinds.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
+import type { WorkloadWatches } from '../manager/clusters/workload-watches.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
 import { planForMembers, type MembersPlan } from './desired.js';
 import { exportConditions } from './export-status.js';
 import { ImportWriter } from './import-writer.js';

@@ -8,7 +8,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { MCS_GROUP, MCS_VERSION } from '../../api/index.js';
-import type { RemoteCluster } from '../clusters/remote.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
 
 export class McsStatusPatcher {
   private readonly customApis = new WeakMap<RemoteCluster, CustomObjectsApi>();

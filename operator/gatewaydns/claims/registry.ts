@@ -7,8 +7,8 @@
 // the others asking for the same names: a name can move between namespaces,
 // which no informer event of theirs would tell them.
 import type { GatewayDNS } from '../../../api/index.js';
-import type { Logger } from '../../runtime/log.js';
-import { objectKey } from '../../runtime/workqueue.js';
+import type { Logger } from '../../manager/runtime/log.js';
+import { objectKey } from '../../manager/runtime/workqueue.js';
 import type { ClusterFacts } from '../../model/facts.js';
 import type { matchesSelector } from '../../model/selector.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../../model/validate.js';

@@ -2,7 +2,7 @@
 // registry: record sets written and withdrawn, stale targets, the status
 // conditions, the traffic policy's health view, and propagation latency. The
 // code counts into plain fields; the registry reads them when scraped.
-import { Counter, Gauge, Histogram, registerRead, type Registry } from '../../../process/metrics.js';
+import { Counter, Gauge, Histogram, registerRead, type Registry } from '../../../runtime/metrics.js';
 
 export interface TrafficHealth {
   unhealthyClusters: number;

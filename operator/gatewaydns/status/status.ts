@@ -22,7 +22,7 @@ import {
   describedFirst,
   namedFirst,
   truncateText,
-} from '../../runtime/summary.js';
+} from '../../manager/runtime/summary.js';
 import type { TargetOutcome } from '../apply/record-sets.js';
 
 export type { TargetOutcome };

@@ -11,7 +11,7 @@ import type {
   V1Node,
   V1Service,
 } from '@kubernetes/client-node';
-import { SERVICE_NAME_LABEL } from '../../api/index.js';
+import { SERVICE_NAME_LABEL } from '../../../api/index.js';
 import type { ResourceApis, ResourceType } from './resource.js';
 
 type Listed<T> = Promise<KubernetesListObject<T & KubernetesObject>>;

@@ -1,5 +1,5 @@
 // The manager's Prometheus metrics, next to the default process and Node
-// metrics of process/metrics.ts: build info, each controller's work queue and
+// metrics of runtime/metrics.ts: build info, each controller's work queue and
 // reconciles, the writes to workload clusters, shards, leader election and
 // cluster connections. Each controller registers its own on the same registry
 // (gatewaydns/metrics.ts, mcs/metrics.ts). The code counts into plain fields;
@@ -7,8 +7,8 @@
 // prom-client. Where
 // controller-runtime, client-go or Cluster API have a metric of the same
 // meaning, it has their name and labels (controller-metrics.ts; docs/operating.md).
-import { registerBuildInfo } from '../../process/build-info.js';
-import { Counter, Gauge, processRegistry, registerRead, type Registry } from '../../process/metrics.js';
+import { registerBuildInfo } from '../../../runtime/build-info.js';
+import { Counter, Gauge, processRegistry, registerRead, type Registry } from '../../../runtime/metrics.js';
 import {
   ControllerMetrics,
   registerControllerMetrics,

@@ -1,4 +1,4 @@
-// A watched cache of one resource in the operator: process/restarting-informer.ts
+// A watched cache of one resource in the operator: runtime/restarting-informer.ts
 // in place (one informer whose cache survives errors: an unreachable cluster
 // keeps its last known objects), optionally metadata-only. Listed when it
 // starts and again only after a failure (a watch too old to resume answers
@@ -7,10 +7,10 @@
 // (issue 21), for nothing a resumed watch misses. Cached without managedFields'
 // field sets (cache-transform.ts).
 import type { KubeConfig, KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
+import { listWatch, RestartingInformer } from '../../../runtime/restarting-informer.js';
 import { stripManagedFields } from './cache-transform.js';
 
-export type { ChangeType } from '../../process/restarting-informer.js';
+export type { ChangeType } from '../../../runtime/restarting-informer.js';
 
 /** Accept headers of a metadata-only watch and list (Kubernetes API concepts, "Receiving resources as metadata"). */
 export const PARTIAL_OBJECT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';

@@ -1,6 +1,6 @@
 // An informer that does not die. @kubernetes/client-node's ListWatch (what
 // makeInformer builds) re-lists on 410 Gone and re-opens after its inactivity
-// timeout (process/quiet-watch.ts: with bookmarks, 75 s) but, in 2.x as in 1.x, stops for good on any other error
+// timeout (runtime/quiet-watch.ts: with bookmarks, 75 s) but, in 2.x as in 1.x, stops for good on any other error
 // (connection refused, 429, 5xx). Wrapped here so that it starts again after
 // errors with jittered exponential backoff, re-lists now and then with jitter
 // (no watch dies silently, even one that went quiet without an error), and

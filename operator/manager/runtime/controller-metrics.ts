@@ -3,7 +3,7 @@
 // that dashboards and alerts written for any kubebuilder operator read ours.
 // The queue reports events (added, taken, done); the counts are plain fields
 // and the queue's state is read when /metrics is scraped.
-import { Histogram, registerRead, type Registry } from '../../process/metrics.js';
+import { Histogram, registerRead, type Registry } from '../../../runtime/metrics.js';
 
 /** controller-runtime's `result` label of controller_runtime_reconcile_total. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';

@@ -2,7 +2,7 @@
 // connection probe, resyncs); the operator acts only on its labels, its
 // lifecycle (paused, deleting) and whether it may be connected to. Each
 // controller that watches Clusters subscribes through this filter.
-import type { ChangeType } from '../../process/restarting-informer.js';
+import type { ChangeType } from '../../../runtime/restarting-informer.js';
 import type { WatchedResource } from '../runtime/informer.js';
 import { objectKey } from '../runtime/workqueue.js';
 import { clusterFingerprint, type ClusterObject } from './lifecycle.js';

@@ -20,7 +20,7 @@
 // be edited for every new Cluster. Both need list, watch and get on Secrets;
 // see config/rbac/operator/cluster-role.yaml.
 import { CoreV1Api, setHeaderOptions, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { CLUSTER_NAME_LABEL, kubeconfigSecretName } from '../../api/index.js';
+import { CLUSTER_NAME_LABEL, kubeconfigSecretName } from '../../../api/index.js';
 import { PARTIAL_OBJECT_METADATA_LIST, WatchedResource, type ChangeType } from '../runtime/informer.js';
 import { errorText, httpStatus, type Logger } from '../runtime/log.js';
 

@@ -2,7 +2,7 @@
 // namespace (ADR 0207): does this replica serve it now? A namespace is the
 // unit because everything the operator reads and writes for a GatewayDNS, a
 // ClusterSet or a Corefile stays within one namespace's Clusters; only the
-// claims of custom host names look across namespaces (gatewaydns/claims.ts).
+// claims of custom host names look across namespaces (gatewaydns/claims/claims.ts).
 
 export interface Share {
   /** This replica may act for the namespace now: connect to its Clusters, write for them, write their status. */

@@ -3,7 +3,7 @@
 // repeated within a quiet period, so a failing cluster retried with backoff
 // does not flood the namespace.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { CONTROLLER_NAME } from '../../api/index.js';
+import { CONTROLLER_NAME } from '../../../api/index.js';
 import type { Logger } from './log.js';
 
 export interface EventTarget {

@@ -4,10 +4,10 @@
 // kept while the Secret stays the same and rebuilt when it changes
 // (rotation). Other reconcilers (e.g. a Corefile one) get the same clients
 // and subscribe to the same events instead of opening their own connections.
-import { reuseConnections } from '../../process/kube-connections.js';
+import { reuseConnections } from '../../../runtime/kube-connections.js';
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { kubeconfigSecretName } from '../../api/index.js';
+import { kubeconfigSecretName } from '../../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import type { WriteGate } from '../runtime/write-gate.js';
 import { namespaceOfKey } from '../runtime/workqueue.js';
