@@ -113,7 +113,7 @@ async function main(): Promise<void> {
         ? removeAllMirrors({
             clusters: mgr.clusters,
             listClusters: () =>
-              mgr.cache.clusterObjects
+              mgr.provider
                 .list()
                 .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
             log,

@@ -12,7 +12,6 @@ import {
   type GatewayDNS,
 } from '../../api/index.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
-import { onClusterChange } from '../manager/clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { mirrorKeysFor } from './apply/mirror/events.js';
@@ -131,7 +130,7 @@ export class GatewayDnsController implements Runnable {
 
   /** Watches only enqueue keys: the work happens in the reconcile. */
   private watch(): void {
-    const { cache, clusters, share, departed } = this.mgr;
+    const { cache, clusters, share, provider } = this.mgr;
     this.gatewayDns.onChange((type, gw) => {
       const key = keyOfObject(gw);
       const id = objectKeyId(key);
@@ -152,10 +151,8 @@ export class GatewayDnsController implements Runnable {
       this.enqueueNamespace(name);
     });
     // The manager has tracked a departure and dropped a deleted Cluster's client by now.
-    onClusterChange(cache.clusterObjects, (_type, cluster) =>
-      this.enqueueNamespace(cluster.metadata?.namespace ?? ''),
-    );
-    departed.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
+    this.mgr.provider.onChange((_type, cluster) => this.enqueueNamespace(cluster.metadata?.namespace ?? ''));
+    provider.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
     clusters.onEvent((event) => this.onClusterEvent(event));
     // Gained: reconciled now. Lost: reconciled to let go (the clients are already dropped).
     share.onChange((affected) => {

@@ -89,7 +89,7 @@ describe('WorkloadWatches', () => {
     });
     // No kubeconfig Secrets: no client is built, and releasing must not build one.
     const clusters = new ClusterCache({
-      readSecret: () => undefined,
+      provider: { kubeconfig: () => ({ problem: 'no kubeconfig' }), notConnectableYet: () => undefined },
       log: silentLogger,
     });
     return { watches: new WorkloadWatches({ clusters, log }), released };

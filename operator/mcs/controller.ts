@@ -8,7 +8,6 @@ import { MCS_EXPORT_TO_ANNOTATION, MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } 
 import { clusterSetOf } from '../model/clusterset.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
 import { clusterEventTarget, frozenBy } from '../manager/clusters/lifecycle.js';
-import { onClusterChange } from '../manager/clusters/cluster-changes.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { errorText } from '../manager/runtime/log.js';
@@ -87,7 +86,7 @@ export class McsController implements Runnable {
       this.seenSet.set(name, set);
       if (set || was) this.enqueueNamespace(name);
     });
-    onClusterChange(cache.clusterObjects, (_type, cluster) => {
+    this.mgr.provider.onChange((_type, cluster) => {
       const ns = cluster.metadata?.namespace ?? '';
       if (this.clusterSet(ns) || this.seenSet.get(ns)) this.enqueueNamespace(ns);
     });
@@ -122,7 +121,7 @@ export class McsController implements Runnable {
     const remote = this.mgr.clusters.get(ns, cluster);
     if (!remote) return;
     const set = this.clusterSet(ns);
-    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
+    const object = this.mgr.provider.get(ns, cluster);
     if (set && object && !frozenBy(object)) {
       const { conflict } = await this.properties.keep(remote, cluster, set);
       this.noteConflict(ns, cluster, conflict);
@@ -221,7 +220,7 @@ export class McsController implements Runnable {
     const had = this.conflicts.has(id);
     if (conflict) this.conflicts.set(id, conflict);
     else this.conflicts.delete(id);
-    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
+    const object = this.mgr.provider.get(ns, cluster);
     if (conflict) {
       this.mgr.log.warn('cluster left out of its ClusterSet', { cluster: id, error: conflict });
       if (object)
@@ -245,7 +244,7 @@ export class McsController implements Runnable {
   }
 
   private clustersOf(ns: string): Member[] {
-    return this.mgr.cache.clusterObjects.list(ns).map((c) => {
+    return this.mgr.provider.list(ns).map((c) => {
       const name = c.metadata?.name ?? '';
       return {
         name,

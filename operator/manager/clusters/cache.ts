@@ -5,14 +5,12 @@
 // (rotation). Other reconcilers (e.g. a Corefile one) get the same clients
 // and subscribe to the same events instead of opening their own connections.
 import { reuseConnections } from '../../../runtime/kube-connections.js';
-import { createHash } from 'node:crypto';
-import type { V1Secret } from '@kubernetes/client-node';
-import { kubeconfigSecretName } from '../../../api/index.js';
 import type { Logger } from '../runtime/log.js';
 import type { WriteGate } from '../runtime/write-gate.js';
 import { namespaceOfKey } from '../runtime/workqueue.js';
 import { WHOLE_FLEET, type Share } from '../sharding/share.js';
 import { RemoteCluster, notAnswering, type RemoteChange } from './remote.js';
+import type { ClusterProvider } from './provider.js';
 import { loadUntrustedKubeconfig, STRICT_POLICY, type KubeconfigPolicy } from './kubeconfig.js';
 
 export type ClusterEvent =
@@ -29,18 +27,14 @@ export type ClusterEvent =
   | { type: 'reset'; cluster: string };
 
 export interface ClusterCacheOptions {
-  /** Reads a Secret from the management cluster (normally from an informer's cache). */
-  readSecret: (namespace: string, name: string) => V1Secret | undefined;
-  /** Why a Secret that exists could not be read (say, RBAC), when readSecret gives nothing. */
-  secretProblem?: (namespace: string, name: string) => string | undefined;
+  /** Where the clusters' credentials come from, and whether one may be connected to yet. */
+  provider: Pick<ClusterProvider, 'kubeconfig' | 'notConnectableYet'>;
   log: Logger;
   relistMs?: number;
   /** What a kubeconfig Secret may ask of the operator (exec, skipping TLS verification); strict by default. */
   kubeconfigPolicy?: KubeconfigPolicy;
   /** Where the writes to every cluster queue (runtime/write-gate.ts). */
   writeGate?: WriteGate;
-  /** Why the Cluster may not be connected to yet (its control plane not initialized), or undefined. */
-  notConnectableYet?: (namespace: string, cluster: string) => string | undefined;
   /**
    * The namespaces this replica serves (ADR 0207); all when unset. No client is built for a
    * Cluster of another's namespace, every write is refused once its shard is lost, and the
@@ -92,31 +86,22 @@ export class ClusterCache {
     }
     const existing = this.entries.get(key);
     if (existing) return existing.remote;
-    const waiting = this.opts.notConnectableYet?.(namespace, cluster);
+    const waiting = this.opts.provider.notConnectableYet(namespace, cluster);
     if (waiting) {
       this.problems.set(key, waiting);
       return undefined;
     }
-    const secret = this.opts.readSecret(namespace, kubeconfigSecretName(cluster));
-    const value = secret?.data?.value;
-    if (!value) {
-      const why = this.opts.secretProblem?.(namespace, kubeconfigSecretName(cluster));
-      this.problems.set(
-        key,
-        why
-          ? `no kubeconfig: ${why}`
-          : `no kubeconfig: Secret ${namespace}/${kubeconfigSecretName(cluster)} with key "value"`,
-      );
+    const source = this.opts.provider.kubeconfig(namespace, cluster);
+    if ('problem' in source) {
+      this.problems.set(key, source.problem);
       return undefined;
     }
-    const secretName = `${namespace}/${kubeconfigSecretName(cluster)}`;
-    const text = Buffer.from(value, 'base64').toString('utf8');
     // Untrusted input: parsed and checked field by field, never handed to loadFromString.
-    const loaded = loadUntrustedKubeconfig(text, this.opts.kubeconfigPolicy ?? STRICT_POLICY);
+    const loaded = loadUntrustedKubeconfig(source.text, this.opts.kubeconfigPolicy ?? STRICT_POLICY);
     if (!loaded.ok) {
       this.setProblem(
         key,
-        `kubeconfig of cluster ${key} refused (Secret ${secretName}, key "value"): ${loaded.error}`,
+        `kubeconfig of cluster ${key} refused (${source.from}): ${loaded.error}`,
         loaded.refusals.map((r) => r.field),
       );
       return undefined;
@@ -142,7 +127,7 @@ export class ClusterCache {
         );
       },
     });
-    this.entries.set(key, { remote, fingerprint: fingerprint(value) });
+    this.entries.set(key, { remote, fingerprint: source.fingerprint });
     this.opts.log.info('cluster client built', { cluster: key });
     return remote;
   }
@@ -160,7 +145,7 @@ export class ClusterCache {
 
   /** Why the cluster may not be connected to yet (Cluster API does not report it up), or undefined. */
   waiting(namespace: string, cluster: string): string | undefined {
-    return this.opts.notConnectableYet?.(namespace, cluster);
+    return this.opts.provider.notConnectableYet(namespace, cluster);
   }
 
   /** Why get() gave nothing for this cluster. */
@@ -168,14 +153,14 @@ export class ClusterCache {
     return this.problems.get(clusterKey(namespace, cluster));
   }
 
-  /** The Secret of this cluster was added, changed or deleted: drop the client if it no longer matches. */
-  secretChanged(namespace: string, cluster: string): void {
+  /** The credentials of this cluster were added, changed or deleted: drop the client if they no longer match. */
+  credentialsChanged(namespace: string, cluster: string): void {
     const key = clusterKey(namespace, cluster);
     this.problems.delete(key);
     const entry = this.entries.get(key);
     if (!entry) return this.emit({ type: 'reset', cluster: key });
-    const value = this.opts.readSecret(namespace, kubeconfigSecretName(cluster))?.data?.value;
-    if (value && fingerprint(value) === entry.fingerprint) return;
+    const source = this.opts.provider.kubeconfig(namespace, cluster);
+    if (!('problem' in source) && source.fingerprint === entry.fingerprint) return;
     this.opts.log.info('kubeconfig changed: rebuilding the cluster client', { cluster: key });
     this.drop(key, entry);
   }
@@ -214,8 +199,4 @@ export class ClusterCache {
 
 function notServed(namespace: string): string {
   return `namespace ${namespace} is not this replica's share now (another replica serves it)`;
-}
-
-function fingerprint(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
 }

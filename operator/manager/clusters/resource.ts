@@ -12,6 +12,7 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
+import type { WatchedResource } from '../runtime/informer.js';
 
 /** The typed clients a list is made with: client-node has no generic list of a path. */
 export interface ResourceApis {
@@ -63,4 +64,19 @@ export function customResourceType<T extends KubernetesObject = KubernetesObject
         KubernetesListObject<T>
       >,
   };
+}
+
+/** What a cache starts and waits for besides its informers (a provider's own reads). */
+export interface CacheSource {
+  start(): void;
+  readonly synced: boolean;
+  readonly lastError?: string;
+  waitForFirstAttempt(timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A cache that hands out informers by type, and starts and syncs other sources with them (the manager's). */
+export interface InformerCache {
+  informer<T extends KubernetesObject>(type: ResourceType<T>): WatchedResource<T>;
+  addSource(source: CacheSource): void;
 }
