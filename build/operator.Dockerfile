@@ -12,7 +12,7 @@ COPY api ./api
 COPY runtime ./runtime
 COPY operator ./operator
 COPY dns-server ./dns-server
-RUN npm run build
+RUN npx tsc -p tsconfig.build.json
 
 # Production dependencies only, resolved from the same lock file.
 FROM node:24.21.0-bookworm-slim AS deps
