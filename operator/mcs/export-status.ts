@@ -2,7 +2,8 @@
 // and Ready: True once every member that answers holds the import, False with
 // the failures otherwise; an invalid export is not exported (Pending).
 import type { Condition } from '../../api/index.js';
-import { EXPORT_CONDITIONS, setCondition } from '../model/conditions.js';
+import { setCondition } from '../model/conditions.js';
+import { EXPORT_CONDITIONS } from './conditions.js';
 import { sameJson } from '../manager/runtime/equal.js';
 import type { ExportCondition } from './desired.js';
 

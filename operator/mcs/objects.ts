@@ -22,12 +22,8 @@ import {
   type ServiceImportSpec,
   type ServiceImportStatus,
 } from '../../api/index.js';
-import {
-  IMPORT_REASONS,
-  IMPORT_SOURCES_REACHABLE,
-  setCondition,
-  type ConditionInput,
-} from '../model/conditions.js';
+import { setCondition, type ConditionInput } from '../model/conditions.js';
+import { IMPORT_REASONS, IMPORT_SOURCES_REACHABLE } from './conditions.js';
 import { canonical, sameJson } from '../manager/runtime/equal.js';
 import type { ImportDesired } from './desired.js';
 
