@@ -65,23 +65,12 @@ export class GatewayDnsController implements Runnable {
     this.gatewayDns = gatewayDns;
     this.metrics = new GatewayDnsMetrics(mgr.metrics.registry);
     this.reconciler = new GatewayDnsReconciler({
-      writer: mgr.writer,
-      watches: mgr.watches,
-      management: mgr.management,
-      clusters: mgr.clusters,
-      getGatewayDns: (namespace, name) => gatewayDns.get(name, namespace),
-      listGatewayDns: (namespace) => gatewayDns.list(namespace),
-      listClusters: (namespace) => mgr.clustersOf(namespace),
-      workloadNamespacesGrant: (namespace) =>
-        mgr.cache.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
+      mgr,
+      gatewayDns,
       domainSuffix: opts.domainSuffix,
       otherZones: opts.zones,
-      recordsNamespace: mgr.recordsNamespace,
-      events: mgr.events,
       metrics: this.metrics,
-      log: mgr.log,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
-      serves: (namespace) => mgr.share.owns(namespace),
     });
     this.queue = new WorkQueue<ObjectKey>((key) => this.handle(key), {
       idOf: objectKeyId,

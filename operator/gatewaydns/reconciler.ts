@@ -7,24 +7,23 @@
 // (status.ts, pure). What it remembers of a GatewayDNS is let go of by
 // forget(). It reads the world every time, so it is idempotent and survives
 // restarts.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   GATEWAYDNS_FINALIZER,
+  WORKLOAD_NAMESPACES_ANNOTATION,
   recordSetName,
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
-import type { ClusterCache } from '../manager/clusters/cache.js';
-import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
-import type { WorkloadWatches } from '../manager/clusters/workload-watches.js';
-import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../manager/clusters/lifecycle.js';
+import { frozenOrProvisioning, type Frozen } from '../manager/clusters/lifecycle.js';
+import type { Manager } from '../manager/manager.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
 import { MirrorReconciler, type MirrorReconcileResult } from './apply/mirror/reconciler.js';
 import { withMirrorStatus, withPreviousMirrorStatus } from './apply/mirror/status.js';
 import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
-import type { EventRecorder } from '../manager/runtime/events.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
 import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
@@ -47,40 +46,43 @@ import { readProbeReports } from './sources/probe-reports.js';
 import { RecordSetWriter, type SyncResult } from './apply/record-sets.js';
 import { watchesNamedBy } from './watches.js';
 
+/**
+ * What the reconciler uses of the manager: the management cluster's client and cache, the workload
+ * clusters, the one writer and register of watch holds, Events, logs and shards (as a
+ * controller-runtime reconciler gets its client and cache from the manager).
+ */
+export type ManagerParts = Pick<
+  Manager,
+  | 'management'
+  | 'cache'
+  | 'clusters'
+  | 'clustersOf'
+  | 'writer'
+  | 'watches'
+  | 'events'
+  | 'log'
+  | 'recordsNamespace'
+  | 'share'
+>;
+
 export interface ReconcilerOptions {
-  management: KubeConfig;
-  clusters: ClusterCache;
-  /** The manager's one writer of owned objects. */
-  writer: OwnedObjectWriter;
-  /** The manager's one register of workload watch holds. */
-  watches: WorkloadWatches;
-  /** Cached reads of the management cluster (informers). */
-  getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
-  listGatewayDns: (namespace: string) => readonly GatewayDNS[];
-  listClusters: (namespace: string) => readonly ClusterObject[];
-  /** The workload-namespace grant annotation of a management namespace (undefined: none set). */
-  workloadNamespacesGrant: (namespace: string) => string | undefined;
+  mgr: ManagerParts;
+  /** The GatewayDNS objects, from the manager's cache. */
+  gatewayDns: Pick<WatchedResource<GatewayDNS & KubernetesObject>, 'get' | 'list'>;
+  /** The zone of the generated names (--domain-suffix). */
   domainSuffix: string;
   /** Further zones the dns-servers serve (--zone): custom and route host names may be in them. */
   otherZones?: readonly string[];
-  recordsNamespace: string;
-  events: EventRecorder;
   metrics: GatewayDnsMetrics;
-  log: Logger;
-  firstSyncTimeoutMs?: number;
-  requestTimeoutMs?: number;
   /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
   requeue: (keys: ObjectKey[]) => void;
+  firstSyncTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /**
    * After a start, how long a GatewayDNS asking for custom host names waits for every older one's
    * claims to be read before it writes without them (one that keeps failing must not hold it forever).
    */
   startupClaimsGraceMs?: number;
-  /**
-   * Whether this replica serves the management namespace now (ADR 0207). Checked again right
-   * before each write to the management cluster, so a shard lost mid-reconcile stops it.
-   */
-  serves: (namespace: string) => boolean;
 }
 
 export interface ReconcileResult {
@@ -121,37 +123,44 @@ export class GatewayDnsReconciler {
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
   private readonly firstSyncTimeoutMs: number;
+  /** Where status/report.ts sends Events, counts and log lines. */
+  private readonly reporting: Parameters<typeof reportWrites>[2];
 
   constructor(private readonly opts: ReconcilerOptions) {
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.firstSyncTimeoutMs = firstSyncTimeoutMs;
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    const { mgr } = opts;
+    this.reporting = { events: mgr.events, metrics: opts.metrics, log: mgr.log };
+    // Whether this replica serves the management namespace now (ADR 0207). Checked again right
+    // before each write to the management cluster, so a shard lost mid-reconcile stops it.
+    const serves = (namespace: string) => mgr.share.owns(namespace);
+    this.sources = new SourceReader({ clusters: mgr.clusters, firstSyncTimeoutMs });
     this.claims = new ClaimsRegistry({
       domainSuffix: opts.domainSuffix,
       otherZones: opts.otherZones,
-      listGatewayDns: opts.listGatewayDns,
-      getGatewayDns: opts.getGatewayDns,
+      listGatewayDns: (namespace) => opts.gatewayDns.list(namespace),
+      getGatewayDns: (namespace, name) => opts.gatewayDns.get(name, namespace),
       selectedClusters: (namespace, selector) => this.selectedClusters(namespace, selector),
-      serves: opts.serves,
+      serves,
       requeue: (keys) => opts.requeue(keys.map(parseObjectKeyId)),
       startupGraceMs: opts.startupClaimsGraceMs,
     });
     this.patcher = new GatewayDnsPatcher({
-      management: opts.management,
+      management: mgr.management,
       requestTimeoutMs,
-      serves: opts.serves,
+      serves,
     });
     this.recordSets = new RecordSetWriter({
-      clusters: opts.clusters,
-      writer: opts.writer,
-      recordsNamespace: opts.recordsNamespace,
+      clusters: mgr.clusters,
+      writer: mgr.writer,
+      recordsNamespace: mgr.recordsNamespace,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
     this.mirrors = new MirrorReconciler({
-      clusters: opts.clusters,
-      writer: opts.writer,
+      clusters: mgr.clusters,
+      writer: mgr.writer,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
@@ -164,8 +173,8 @@ export class GatewayDnsReconciler {
    * requeued, failed), the status it arrived at is patched once, and only where it differs.
    */
   async reconcile(key: ObjectKey): Promise<ReconcileResult> {
-    const log = this.opts.log.with({ gatewaydns: objectKeyId(key) });
-    const gw = this.opts.getGatewayDns(key.namespace, key.name);
+    const log = this.opts.mgr.log.with({ gatewaydns: objectKeyId(key) });
+    const gw = this.opts.gatewayDns.get(key.name, key.namespace);
     const targets = this.targetClusters(key.namespace);
     if (!gw) return this.reconcileGone(key, targets, log);
     const scope: Scope = { gw, targets, log };
@@ -204,7 +213,7 @@ export class GatewayDnsReconciler {
   private forget(key: ObjectKey): void {
     const id = objectKeyId(key);
     this.sources.forget(id);
-    this.opts.watches.drop(id);
+    this.opts.mgr.watches.drop(id);
     this.claims.forget(id);
     this.mirrors.forget(id);
     this.patcher.forget(id);
@@ -226,7 +235,7 @@ export class GatewayDnsReconciler {
     const summary = await this.withdraw(key, targets, log);
     const spec = specOrUndefined(gw);
     // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
-    this.opts.watches.hold(
+    this.opts.mgr.watches.hold(
       id,
       watchesNamedBy({
         namespace: key.namespace,
@@ -248,7 +257,7 @@ export class GatewayDnsReconciler {
       (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
     );
     this.forget(key);
-    this.opts.events.normal(
+    this.opts.mgr.events.normal(
       gw,
       'Withdrawn',
       `record sets withdrawn from ${targets.length} workload cluster(s)`,
@@ -292,7 +301,7 @@ export class GatewayDnsReconciler {
       mirrorWork,
     ]);
     if (applied.status === 'rejected') throw applied.reason;
-    reportWrites(gw, applied.value, this.opts);
+    reportWrites(gw, applied.value, this.reporting);
     scope.status = await this.statusOf(scope, spec, observed, names, plan, applied.value, mirrored);
     return this.resultOf(gw, applied.value, mirrored);
   }
@@ -327,7 +336,7 @@ export class GatewayDnsReconciler {
       name: gw.metadata.name,
       spec,
       domainSuffix: this.opts.domainSuffix,
-      recordsNamespace: this.opts.recordsNamespace,
+      recordsNamespace: this.opts.mgr.recordsNamespace,
       facts: observed.facts,
       conflict: names.conflict,
       hostnames: names.hostnames,
@@ -372,7 +381,7 @@ export class GatewayDnsReconciler {
       gw.metadata.generation,
       new Date(),
     );
-    reportHealth(gw, healthStatus, health, this.opts);
+    reportHealth(gw, healthStatus, health, this.reporting);
     // A mirror step that failed says nothing new of the mirror: its part of the status stays.
     return mirrored.status === 'fulfilled'
       ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
@@ -413,10 +422,10 @@ export class GatewayDnsReconciler {
     );
     // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
     // one, it lets go of its watches (the last known addresses stay, as its record sets do).
-    this.opts.watches.drop(id);
+    this.opts.mgr.watches.drop(id);
     // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
     this.claims.drop(id);
-    this.opts.events.warning(gw, refusal.reason, refusal.message);
+    this.opts.mgr.events.warning(gw, refusal.reason, refusal.message);
     scope.status = invalidStatus(gw.metadata.generation, gw.status, refusal.message, now, refusal.reason);
     return { written: 0 };
   }
@@ -431,7 +440,7 @@ export class GatewayDnsReconciler {
     const namespace = gw.metadata.namespace ?? '';
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     // Taken before anything reads: what this GatewayDNS no longer names stops now.
-    this.opts.watches.hold(
+    this.opts.mgr.watches.hold(
       `${namespace}/${gw.metadata.name}`,
       watchesNamedBy({
         namespace,
@@ -445,13 +454,13 @@ export class GatewayDnsReconciler {
     const frozen = this.frozenClusters(namespace);
     const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
     const clusterLabels = new Map(
-      this.opts.listClusters(namespace).map((c) => [c.metadata.name, c.metadata.labels]),
+      this.opts.mgr.clustersOf(namespace).map((c) => [c.metadata.name, c.metadata.labels]),
     );
     const probeReports = spec.trafficPolicy?.healthCheck
       ? readProbeReports(
-          this.opts.clusters,
+          this.opts.mgr.clusters,
           namespace,
-          this.opts.recordsNamespace,
+          this.opts.mgr.recordsNamespace,
           targets,
           this.firstSyncTimeoutMs,
         )
@@ -489,16 +498,16 @@ export class GatewayDnsReconciler {
    * dns-server, and a frozen one keeps what it has.
    */
   private targetClusters(namespace: string): string[] {
-    return this.opts
-      .listClusters(namespace)
+    return this.opts.mgr
+      .clustersOf(namespace)
       .map((c) => c.metadata.name)
       .sort();
   }
 
   /** Selected Clusters, frozen ones included: their names stay held and their records as published. */
   private selectedClusters(namespace: string, selector: Parameters<typeof matchesSelector>[0]): string[] {
-    return this.opts
-      .listClusters(namespace)
+    return this.opts.mgr
+      .clustersOf(namespace)
       .filter((c) => matchesSelector(selector, c.metadata.labels))
       .map((c) => c.metadata.name)
       .sort();
@@ -507,7 +516,7 @@ export class GatewayDnsReconciler {
   /** The Clusters of the namespace the operator must leave alone (paused, deleting, provisioning), and why. */
   private frozenClusters(namespace: string): Map<string, Frozen> {
     const frozen = new Map<string, Frozen>();
-    for (const c of this.opts.listClusters(namespace)) {
+    for (const c of this.opts.mgr.clustersOf(namespace)) {
       const why = frozenOrProvisioning(c);
       if (why) frozen.set(c.metadata.name, why);
     }
@@ -549,9 +558,9 @@ export class GatewayDnsReconciler {
     if (!validation.valid) return { refusal: { reason: REASONS.Invalid, message: validation.message } };
     const grant = checkGrant(
       namespace,
-      this.opts.workloadNamespacesGrant(namespace),
+      this.opts.mgr.cache.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
       namespacesNamed(validation.spec),
-      this.opts.recordsNamespace,
+      this.opts.mgr.recordsNamespace,
     );
     if (!grant.allowed) return { refusal: { reason: REASONS.NamespaceNotAllowed, message: grant.message } };
     return { spec: validation.spec };
