@@ -11,11 +11,16 @@ import dnsPacket from 'dns-packet';
 import { dig, exchange, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 
-/** TXT strings of 255 octets (268 on the wire each) and one of 80: a 65,524-octet answer with EDNS. */
+/**
+ * TXT strings of 255 octets (268 on the wire each) and one of 100: 65,237 octets of records, just
+ * under what the server serves (api/limits.ts). Asked under a wildcard by a name of 255 octets, with
+ * EDNS, the answer is 65,519 octets: whole over TCP, but more than an IPv4 datagram holds (65,507).
+ */
 const BIG_TXT = [
-  ...Array.from({ length: 244 }, (_, i) => `${String(i).padStart(4, '0')}${'x'.repeat(251)}`),
-  'y'.repeat(80),
+  ...Array.from({ length: 243 }, (_, i) => `${String(i).padStart(4, '0')}${'x'.repeat(251)}`),
+  'y'.repeat(100),
 ];
+const LONG_NAME = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(50)}.w.xcc.test`;
 
 const RECORDS = `apiVersion: connectivity.tanzu.vmware.com/v1alpha1
 kind: DNSRecordSet
@@ -24,7 +29,7 @@ spec:
   records:
   - {name: a.xcc.test, type: A, values: ["10.0.0.1"]}
   - {name: a.xcc.test, type: AAAA, values: ["fd00::1"]}
-  - {name: big.xcc.test, type: TXT, values: [${BIG_TXT.map((t) => `"${t}"`).join(', ')}]}
+  - {name: "*.w.xcc.test", type: TXT, values: [${BIG_TXT.map((t) => `"${t}"`).join(', ')}]}
 `;
 
 function query(id: number, name = 'a.xcc.test', type: dnsPacket.RecordType = 'A', edns?: number): Buffer {
@@ -138,20 +143,21 @@ describe.each(['native', 'dgram'] as const)('dns-server UDP through %s at its li
     expect((await dig(server.port, ['+short', 'a.xcc.test', 'A'])).stdout.trim()).toBe('10.0.0.1');
   });
 
-  it('logs an answer the kernel refuses (EMSGSIZE: 65,524 octets over IPv4) and answers the next', async () => {
+  it('logs an answer the kernel refuses (EMSGSIZE: 65,519 octets over IPv4) and answers the next', async () => {
     // Over TCP the same answer goes out whole: the refusal is the kernel's, not the responder's.
-    const whole = await exchange(server.port, query(9, 'big.xcc.test', 'TXT', 65535), 'tcp');
-    expect(whole.length).toBeGreaterThan(65_507);
-    await expect(exchange(server.port, query(10, 'big.xcc.test', 'TXT', 65535), 'udp', 600)).rejects.toThrow(
+    const whole = await exchange(server.port, query(9, LONG_NAME, 'TXT', 65535), 'tcp');
+    expect(whole.length).toBe(65_519);
+    await expect(exchange(server.port, query(10, LONG_NAME, 'TXT', 65535), 'udp', 600)).rejects.toThrow(
       /no UDP response/,
     );
-    await eventually(async () =>
-      expect(server.logs()).toMatch(
-        udpIo === 'native'
-          ? /"msg":"UDP answers not sent".*EMSGSIZE|EMSGSIZE.*"msg":"UDP answers not sent"/
-          : /EMSGSIZE/,
-      ),
-    );
+    // dgram drops it without a word: Node reports a failed send only to a callback, which would
+    // cost a tick per datagram. The batched path counts it and says so.
+    if (udpIo === 'native')
+      await eventually(async () =>
+        expect(server.logs()).toMatch(
+          /"msg":"UDP answers not sent".*EMSGSIZE|EMSGSIZE.*"msg":"UDP answers not sent"/,
+        ),
+      );
     expect((await dig(server.port, ['+short', 'a.xcc.test', 'A'])).stdout.trim()).toBe('10.0.0.1');
   });
 
