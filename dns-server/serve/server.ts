@@ -164,6 +164,14 @@ export class DnsServer {
 
   private closeBatched(): void {
     clearInterval(this.batchedErrors);
+    const stats = this.batched?.stats;
+    if (stats)
+      this.log.info('UDP batched path closed', {
+        batches: stats[STAT.batches],
+        received: stats[STAT.received],
+        sent: stats[STAT.sent],
+        notSent: stats[STAT.sendErrors]! + stats[STAT.sendDropped]!,
+      });
     this.batched?.close();
     this.batched = undefined;
   }
