@@ -51,9 +51,10 @@ interface UdpBatchModule {
 
 /**
  * Answers one datagram into `into` (its slot of the output ring); returns the octets written, 0
- * for no answer. `peer` formats the sender's address, for logs only.
+ * for no answer. `peer` formats the sender's address, for logs only; `slot` is its place in the
+ * batch (0 first).
  */
-export type AnswerInto = (msg: Buffer, into: Buffer, peer: () => string) => number;
+export type AnswerInto = (msg: Buffer, into: Buffer, peer: () => string, slot: number) => number;
 
 let module: UdpBatchModule | Error | undefined;
 
@@ -134,7 +135,7 @@ export class BatchedUdp {
     const onBatch = (count: number): void => {
       for (let i = 0; i < count; i++) {
         const at = i * IN_SLOT;
-        lengths[SLOTS + i] = answer(inRing.subarray(at, at + lengths[i]!), views[i]!, peers[i]!);
+        lengths[SLOTS + i] = answer(inRing.subarray(at, at + lengths[i]!), views[i]!, peers[i]!, i);
       }
     };
     this.handle = mod.attach(wrap.fd, SLOTS, inRing, IN_SLOT, outRing, outSlot, lengths, this.stats, onBatch);

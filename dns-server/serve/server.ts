@@ -40,6 +40,8 @@ export class DnsServer {
   private tcp: net.Server | undefined;
   private readonly connections: TcpConnections;
   private failures = 0;
+  /** When the last answer was made (performance.now()): in a batch, when the next one begins. */
+  private answered = 0;
   /** The address both sockets are bound to: opts.host, or for '' the dual-stack or IPv4 wildcard. */
   private host: string;
 
@@ -134,14 +136,20 @@ export class DnsServer {
     const mod = loadUdpBatch();
     try {
       if (mod instanceof Error) throw mod;
-      const batched = new BatchedUdp(mod, udp, Math.max(this.opts.maxUdpSize, 512), (msg, into, peer) => {
-        const out = this.answer(msg, 'udp', peer, into);
-        if (!out || out.length === 0) return 0;
-        // Larger than the slot cannot happen (the responder caps UDP at --max-udp-size); if it did,
-        // the answer is copied as far as it fits rather than sent from a stray buffer.
-        if (out.response !== into) out.response!.copy(into, 0, 0, Math.min(out.length, into.length));
-        return Math.min(out.length, into.length);
-      });
+      const batched = new BatchedUdp(
+        mod,
+        udp,
+        Math.max(this.opts.maxUdpSize, 512),
+        (msg, into, peer, slot) => {
+          // One clock read per query: in a batch each query begins when the one before it was answered.
+          const out = this.answer(msg, 'udp', peer, into, slot === 0 ? performance.now() : this.answered);
+          if (!out || out.length === 0) return 0;
+          // Larger than the slot cannot happen (the responder caps UDP at --max-udp-size); if it did,
+          // the answer is copied as far as it fits rather than sent from a stray buffer.
+          if (out.response !== into) out.response!.copy(into, 0, 0, Math.min(out.length, into.length));
+          return Math.min(out.length, into.length);
+        },
+      );
       this.batched = batched;
       let logged = { errors: 0, dropped: 0 };
       this.batchedErrors = setInterval(() => {
@@ -206,11 +214,12 @@ export class DnsServer {
     transport: 'udp' | 'tcp',
     peer: string | (() => string),
     into?: Buffer,
+    began = performance.now(),
   ): Outcome | undefined {
-    const began = performance.now();
     try {
       const out = this.responder.respond(msg, transport, into);
-      this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (performance.now() - began) / 1000);
+      const ended = (this.answered = performance.now());
+      this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (ended - began) / 1000);
       if (this.opts.logQueries)
         this.log.info('query', {
           peer: typeof peer === 'string' ? peer : peer(),
@@ -222,7 +231,8 @@ export class DnsServer {
       return out;
     } catch (err) {
       // A bug must cost one answer, not the server. Logged sparingly: a flood would flood the log.
-      this.metrics.countQuery(transport, undefined, undefined, 2, (performance.now() - began) / 1000);
+      this.answered = performance.now();
+      this.metrics.countQuery(transport, undefined, undefined, 2, (this.answered - began) / 1000);
       if (this.failures++ % 1000 === 0)
         this.log.error('failed to answer a query', {
           error: err,
