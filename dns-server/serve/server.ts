@@ -151,6 +151,7 @@ export class DnsServer {
         },
       );
       this.batched = batched;
+      this.metrics.udpNotSent = () => [batched.stats[STAT.sendErrors]!, batched.stats[STAT.sendDropped]!];
       let logged = { errors: 0, dropped: 0 };
       this.batchedErrors = setInterval(() => {
         const errors = batched.stats[STAT.sendErrors]!;

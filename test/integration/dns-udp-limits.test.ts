@@ -152,12 +152,15 @@ describe.each(['native', 'dgram'] as const)('dns-server UDP through %s at its li
     );
     // dgram drops it without a word: Node reports a failed send only to a callback, which would
     // cost a tick per datagram. The batched path counts it and says so.
-    if (udpIo === 'native')
+    if (udpIo === 'native') {
       await eventually(async () =>
         expect(server.logs()).toMatch(
           /"msg":"UDP answers not sent".*EMSGSIZE|EMSGSIZE.*"msg":"UDP answers not sent"/,
         ),
       );
+      const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
+      expect(metrics).toMatch(/^capi_dns_server_udp_answers_not_sent_total\{reason="refused"\} [1-9]/m);
+    }
     expect((await dig(server.port, ['+short', 'a.xcc.test', 'A'])).stdout.trim()).toBe('10.0.0.1');
   });
 
