@@ -157,9 +157,10 @@ export class DnsServer {
         const errors = batched.stats[STAT.sendErrors]!;
         const dropped = batched.stats[STAT.sendDropped]!;
         if (errors === logged.errors && dropped === logged.dropped) return;
+        // The reasons of capi_dns_server_udp_answers_not_sent_total.
         this.log.warn('UDP answers not sent', {
-          failed: errors - logged.errors,
-          dropped: dropped - logged.dropped,
+          refused: errors - logged.errors,
+          bufferFull: dropped - logged.dropped,
           lastError: errnoName(batched.stats[STAT.lastSendErrno]!),
         });
         logged = { errors, dropped };
