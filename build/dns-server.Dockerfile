@@ -6,6 +6,10 @@
 FROM node:24.21.0-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm ci builds the dns-server's batched UDP module (package.json's install script; the
+# image has python3, make and gcc for node-gyp).
+COPY scripts/build-native.sh ./scripts/
+COPY dns-server/serve/native ./dns-server/serve/native
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
@@ -32,6 +36,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/api ./dist/api
 COPY --from=build /src/dist/runtime ./dist/runtime
 COPY --from=build /src/dist/dns-server ./dist/dns-server
+# The batched UDP module (ADR 0105), where dist/dns-server/serve/native-udp.js looks first.
+COPY --from=build /src/dns-server/serve/native/build/Release/udp_batch.node ./dist/dns-server/serve/native/udp_batch.node
 # The UID the manifests run as (runAsNonRoot needs a numeric user). It cannot
 # bind port 53: the dns-server listens on 5353 and its Service maps 53 to it.
 USER 65532:65532

@@ -6,6 +6,10 @@
 FROM node:24.21.0-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# npm ci builds the dns-server's batched UDP module (package.json's install script; the
+# image has python3, make and gcc for node-gyp).
+COPY scripts/build-native.sh ./scripts/
+COPY dns-server/serve/native ./dns-server/serve/native
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api

@@ -34,6 +34,12 @@ describe('flags', () => {
       );
   });
 
+  it('chooses the UDP path: native (batched) by default, dgram on request, nothing else', () => {
+    expect(parseFlags([])!.udpIo).toBe('native');
+    expect(parseFlags(['--udp-io', 'dgram'])!.udpIo).toBe('dgram');
+    expect(() => parseFlags(['--udp-io', 'io_uring'])).toThrow(/--udp-io io_uring: 'native' or 'dgram'/);
+  });
+
   it('names the Pod whose probe report this replica writes, and refuses what is no object name', () => {
     expect(parseFlags(['--pod-name', 'capi-dns-server-7d4-x2', '--pod-uid', 'u-1'])!.kubernetes?.pod).toEqual(
       {

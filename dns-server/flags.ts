@@ -39,6 +39,8 @@ export interface Config {
   logQueries: boolean;
   /** Processes answering queries on the shared sockets (cluster module); 1: this process alone. */
   workers: number;
+  /** UDP through the batched native module (falling back to dgram where it cannot load), or dgram. */
+  udpIo: 'native' | 'dgram';
 }
 
 const FLAGS = {
@@ -91,6 +93,11 @@ const FLAGS = {
     type: 'string',
     default: '30',
     help: 'SOA minimum: TTL of negative answers (RFC 2308), seconds',
+  },
+  'udp-io': {
+    type: 'string',
+    default: 'native',
+    help: "UDP system calls: 'native' batches them (recvmmsg/sendmmsg; dgram where the module cannot load), 'dgram' one per datagram",
   },
   'max-udp-size': {
     type: 'string',
@@ -293,7 +300,13 @@ export function parseFlags(argv: string[]): Config | undefined {
     logLevel: level,
     logQueries: Boolean(values['log-queries']),
     workers: int('workers', 1, 64),
+    udpIo: udpIo(str('udp-io')!),
   };
+}
+
+function udpIo(raw: string): 'native' | 'dgram' {
+  if (raw !== 'native' && raw !== 'dgram') throw new UsageError(`--udp-io ${raw}: 'native' or 'dgram'`);
+  return raw;
 }
 
 function podOf(

@@ -209,6 +209,8 @@ function dnsServer(config: Config, responder: Responder, metrics: Metrics, log: 
       port: config.listen.port,
       tcp: config.tcp,
       logQueries: config.logQueries,
+      udpIo: config.udpIo,
+      maxUdpSize: config.maxUdpSize,
     },
     responder,
     metrics,

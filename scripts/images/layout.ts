@@ -7,5 +7,19 @@ export const RUNTIME_FOLDERS = {
   'dns-server': ['api', 'runtime', 'dns-server'],
 } as const;
 
+/**
+ * Compiled modules each component loads, from where `npm ci` builds them to where the image has
+ * them (beside the dist/ file that loads them; build/*.Dockerfile copy the same).
+ */
+export const NATIVE_MODULES = {
+  operator: [],
+  'dns-server': [
+    {
+      from: 'dns-server/serve/native/build/Release/udp_batch.node',
+      to: 'dist/dns-server/serve/native/udp_batch.node',
+    },
+  ],
+} as const;
+
 /** Working directory: package.json ("type": "module"), node_modules/, dist/. */
 export const APP_DIR = '/app';
