@@ -9,8 +9,8 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund
 fi
 # The node devDependency's binary comes from a preinstall script, outside the lock file's hashes:
-# it must be the one build/node-binary.sha256 pins (see build/node-binary.md).
-if ! sha256sum --check --quiet --strict build/node-binary.sha256 >&2; then
+# it must be the one images/node-binary.sha256 pins (see images/node-binary.md).
+if ! sha256sum --check --quiet --strict images/node-binary.sha256 >&2; then
   echo "node_modules' Node binary is not the one build/node-binary.sha256 pins (build/node-binary.md); refusing to run it" >&2
   exit 1
 fi

@@ -1,5 +1,5 @@
 // Where things sit in the images of capi-dns-controller and dns-server: the
-// same /app layout as build/*.Dockerfile (images.test.ts compares them).
+// same /app layout as images/*.Dockerfile (generated from components.ts).
 
 /** The dist/ folders each component's main.js loads at run time. */
 export const RUNTIME_FOLDERS = {
