@@ -5,7 +5,7 @@
 // folder, the runbooks' base, and who may reach the metrics port.
 import { DEFAULT_RULE_OPTIONS } from '../monitoring/rules.js';
 import type { Holes } from './holes.js';
-import type { Manifest } from './scope.js';
+import type { Manifest } from './manifest.js';
 import type { Values } from './values.js';
 
 type Obj = Record<string, unknown>;

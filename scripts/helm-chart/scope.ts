@@ -3,15 +3,11 @@
 // component's Deployment the fields that are values (replicas, image, the
 // flags of FLAGS, resources, scheduling), their defaults registered in Values.
 import { Holes } from './holes.js';
+import type { Manifest } from './manifest.js';
 import { monitoring, networkPolicy } from './monitoring.js';
 import type { Values } from './values.js';
 
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, unknown> };
-  [field: string]: unknown;
-}
+export type { Manifest } from './manifest.js';
 
 /** The namespaces of config/: the management side's becomes the release's, the workload side's a value. */
 export const OPERATOR_NAMESPACE = 'capi-dns-system';
