@@ -322,6 +322,8 @@ describe('charts/capi-dns with default values is config/ (plus Helm labels)', ()
         'operator.enabled=false',
         '--set',
         'dnsServer.enabled=true',
+        // helm test's pod is the chart's own, not config/'s.
+        '--skip-tests',
       ]),
     );
     const config = (await kustomize('config/workload')).filter(
@@ -456,7 +458,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
   });
 
   it('the workload side installed directly, with default and with other values', async () => {
-    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true'];
+    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true', '--skip-tests'];
     const defaults = await dryRun(
       WORKLOAD,
       await helm.template('capi-dns-server', ['-n', 'capi-dns', ...direct]),
