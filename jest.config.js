@@ -16,7 +16,7 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{api,process,operator,dns-server,scripts}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{api,runtime,operator,dns-server,scripts}/**/*.test.ts'],
     },
     {
       ...common,

@@ -1,15 +1,15 @@
 // Record-set size of a headless Service: how large the DNSRecordSets of a
 // GatewayDNS get (one per source cluster; the largest is what etcd must hold)
 // for N ready pods spread over C clusters, what is left out
-// (operator/gatewaydns/limits.ts), and the largest Service that fits whole.
+// (operator/gatewaydns/plan/limits.ts), and the largest Service that fits whole.
 // Pure computation through the operator's own desired-state code; no cluster.
 //
 //   npm run build && node dist/bench/service-size.js [--clusters 1,10] [--pods 300,1000,10000]
 import { parseArgs } from 'node:util';
 import type { DNSRecordSet } from '../api/index.js';
-import { recordSetsFor } from '../operator/gatewaydns/desired.js';
+import { recordSetsOf, shardsFor, type DesiredInput } from '../operator/gatewaydns/plan/desired.js';
 import type { ClusterFacts } from '../operator/model/facts.js';
-import { fitRecordSets } from '../operator/gatewaydns/limits.js';
+import { fitRecordSets } from '../operator/gatewaydns/plan/limits.js';
 import { validateGatewayDnsSpec } from '../operator/model/validate.js';
 
 interface Shape {
@@ -60,16 +60,15 @@ function measure(shape: Shape, pods: number, clusters: number) {
     gatewayLabel: 'db',
   });
   if (!v.valid) throw new Error(v.message);
-  const full = recordSetsFor(
-    {
-      namespace: 'dev-team',
-      name: 'db',
-      spec: v.spec,
-      suffix: 'xcc.test',
-      facts: facts(shape, pods, clusters),
-    },
-    'capi-dns',
-  );
+  const input: DesiredInput = {
+    namespace: 'dev-team',
+    name: 'db',
+    spec: v.spec,
+    suffix: 'xcc.test',
+    facts: facts(shape, pods, clusters),
+  };
+  // Before limits: the sets as they would be with nothing left out.
+  const full = recordSetsOf(input, shardsFor(input), 'capi-dns');
   const { sets, omitted } = fitRecordSets(full);
   const octets = (s: DNSRecordSet[]) => Math.max(0, ...s.map((x) => Buffer.byteLength(JSON.stringify(x))));
   return {

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import { parseName } from './zone/name.js';
 import type { ZoneConfig } from './zone/compile.js';
-import type { Level } from '../process/log.js';
+import type { Level } from '../runtime/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
 
 export interface Config {

@@ -4,9 +4,9 @@
 import cluster from 'node:cluster';
 import { BuildHeapLimitError, inProcessBuilder, WorkerBuilder, type Builder } from './build/builder.js';
 import { parseFlags, usage, UsageError, type Config } from './flags.js';
-import { startHealthServer } from '../process/health.js';
-import { createLogger, fatalLine, type Logger } from '../process/log.js';
-import { stopOnSignals } from '../process/signals.js';
+import { startHealthServer } from '../runtime/health.js';
+import { createLogger, fatalLine, type Logger } from '../runtime/log.js';
+import { stopOnSignals } from '../runtime/signals.js';
 import type { FromAnswerer, ToAnswerer } from './serve/messages.js';
 import { Metrics } from './serve/metrics.js';
 import { DnsServer } from './serve/server.js';
@@ -99,7 +99,7 @@ async function main(argv: string[]): Promise<void> {
     const kc = new KubeConfig();
     if (config.kubernetes.kubeconfig) kc.loadFromFile(config.kubernetes.kubeconfig);
     else kc.loadFromCluster();
-    const { reuseConnections } = await import('../process/kube-connections.js');
+    const { reuseConnections } = await import('../runtime/kube-connections.js');
     reuseConnections(kc);
     const k8s = new KubernetesSource({
       kubeConfig: kc,

@@ -10,10 +10,10 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
-COPY process ./process
+COPY runtime ./runtime
 COPY operator ./operator
 COPY dns-server ./dns-server
-RUN npm run build
+RUN npx tsc -p tsconfig.build.json
 
 # Production dependencies only, resolved from the same lock file.
 FROM node:24.21.0-bookworm-slim AS deps
@@ -29,7 +29,7 @@ COPY package.json ./
 COPY --from=deps /app/node_modules ./node_modules
 # What dist/operator/main.js loads at run time.
 COPY --from=build /src/dist/api ./dist/api
-COPY --from=build /src/dist/process ./dist/process
+COPY --from=build /src/dist/runtime ./dist/runtime
 COPY --from=build /src/dist/operator ./dist/operator
 # The UID the manifests run as (runAsNonRoot needs a numeric user).
 USER 65532:65532

@@ -5,12 +5,12 @@ import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
-import { removeAllMirrors } from './mirror/cleanup.js';
-import { parseListen, startHealthServer } from '../process/health.js';
-import { reuseConnections } from '../process/kube-connections.js';
-import { fatalLine } from '../process/log.js';
-import { stopOnSignals } from '../process/signals.js';
-import { createLogger, errorText } from './runtime/log.js';
+import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
+import { parseListen, startHealthServer } from '../runtime/health.js';
+import { reuseConnections } from '../runtime/kube-connections.js';
+import { fatalLine } from '../runtime/log.js';
+import { stopOnSignals } from '../runtime/signals.js';
+import { createLogger, errorText } from './manager/runtime/log.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
         ? removeAllMirrors({
             clusters: mgr.clusters,
             listClusters: () =>
-              mgr.cache.clusterObjects
+              mgr.provider
                 .list()
                 .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
             log,

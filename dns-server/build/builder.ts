@@ -5,7 +5,7 @@
 // build in process. This module imports nothing heavy: the main thread never
 // loads the YAML parser.
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { BuildReply, BuildRequest } from './messages.js';
 import type { ParseCache } from '../zone/compile.js';
 

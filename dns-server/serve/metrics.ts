@@ -5,8 +5,8 @@
 // DNS metrics have CoreDNS's names and labels
 // (coredns_dns_requests_total{zone,proto,type}, …) under the capi_dns_server_
 // prefix: dashboards written for CoreDNS read them.
-import { registerBuildInfo } from '../../process/build-info.js';
-import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../process/metrics.js';
+import { registerBuildInfo } from '../../runtime/build-info.js';
+import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../runtime/metrics.js';
 import { DURATION_BUCKETS, NO_ZONE, ZoneCounts, zoneLabel, type ZoneCounters } from './query-counts.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 import type { ProberStats } from '../health/prober.js';

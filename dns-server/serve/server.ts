@@ -2,7 +2,7 @@
 // Everything here is transport: the answers come from the Responder.
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from './metrics.js';
 import type { Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';

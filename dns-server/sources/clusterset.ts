@@ -1,5 +1,5 @@
 // Multi-Cluster Services: this cluster's ServiceImports and MCS EndpointSlices
-// (all namespaces), through process/restarting-informer.ts like the
+// (all namespaces), through runtime/restarting-informer.ts like the
 // DNSRecordSet source, turned into the clusterset zone's record sets
 // (clusterset-records.ts) at each change, never at query time. Until both
 // informers have listed, nothing is delivered; a cluster without the MCS CRDs
@@ -13,9 +13,9 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { MCS_GROUP, MCS_SERVICE_NAME_LABEL, MCS_VERSION, SERVICEIMPORT_PLURAL } from '../../api/index.js';
-import { httpStatus } from '../../process/kube-errors.js';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../../process/log.js';
+import { httpStatus } from '../../runtime/kube-errors.js';
+import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
+import type { Logger } from '../../runtime/log.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
 import { clustersetRecordSets, type McsSliceLike, type ServiceImportLike } from './clusterset-records.js';
 

@@ -1,5 +1,5 @@
 // Kubernetes mode: DNSRecordSet objects of one namespace, through
-// process/restarting-informer.ts with a fresh informer per attempt: each
+// runtime/restarting-informer.ts with a fresh informer per attempt: each
 // failure starts a new one after a backoff, and a new one also replaces the
 // running one now and then (with jitter) in case a watch went quiet without an
 // error. The store keeps the last delivered records meanwhile, so the server
@@ -11,8 +11,8 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../../process/log.js';
+import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
+import type { Logger } from '../../runtime/log.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
 
 export interface KubernetesSourceOptions {

@@ -1,5 +1,5 @@
 import { inProcessBuilder } from '../build/builder.js';
-import { silentLogger } from '../../process/log.js';
+import { silentLogger } from '../../runtime/log.js';
 import { Metrics } from '../serve/metrics.js';
 import { RecordStore } from './record-store.js';
 import { recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';

@@ -5,7 +5,7 @@
 // last good delivery: the server goes on answering with it.
 import type { Builder } from '../build/builder.js';
 import type { BuildReply, SourceInput } from '../build/messages.js';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../serve/metrics.js';
 import type { ServedData } from '../wire/served.js';
 import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';

@@ -11,14 +11,13 @@ import {
   WORKLOAD_NAMESPACES_ANNOTATION,
   type GatewayDNS,
 } from '../../api/index.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { mirrorKeysFor } from '../mirror/events.js';
+import { mirrorKeysFor } from './apply/mirror/events.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
 import { matchesSelector } from '../model/selector.js';
-import { errorText } from '../runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import {
   keyOfObject,
   namespaceOfKey,
@@ -27,8 +26,11 @@ import {
   parseObjectKeyId,
   WorkQueue,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
+import { GATEWAYDNS } from './kinds.js';
+import { GatewayDnsMetrics } from './status/metrics.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
 
 export interface GatewayDnsControllerOptions {
   domainSuffix: string;
@@ -52,12 +54,16 @@ export class GatewayDnsController implements Runnable {
   /** When a workload-cluster change was first seen for a key not yet reconciled: for the latency metric. */
   private readonly pendingSince = new Map<string, number>();
   private resyncTimer?: NodeJS.Timeout;
+  private readonly gatewayDns: WatchedResource<GatewayDNS & KubernetesObject>;
+  private readonly metrics: GatewayDnsMetrics;
 
   constructor(
     private readonly mgr: Manager,
     private readonly opts: GatewayDnsControllerOptions,
   ) {
-    const gatewayDns = mgr.cache.gatewayDns;
+    const gatewayDns = mgr.cache.informer(GATEWAYDNS);
+    this.gatewayDns = gatewayDns;
+    this.metrics = new GatewayDnsMetrics(mgr.metrics.registry);
     this.reconciler = new GatewayDnsReconciler({
       writer: mgr.writer,
       watches: mgr.watches,
@@ -72,7 +78,7 @@ export class GatewayDnsController implements Runnable {
       otherZones: opts.zones,
       recordsNamespace: mgr.recordsNamespace,
       events: mgr.events,
-      metrics: mgr.metrics,
+      metrics: this.metrics,
       log: mgr.log,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
       serves: (namespace) => mgr.share.owns(namespace),
@@ -116,7 +122,7 @@ export class GatewayDnsController implements Runnable {
     // The queue counts the reconcile and its result (controller_runtime_reconcile_total).
     const result = await this.reconciler.reconcile(key);
     if (since !== undefined && result.written > 0)
-      this.mgr.metrics.observePropagation((Date.now() - since) / 1000);
+      this.metrics.observePropagation((Date.now() - since) / 1000);
     this.mgr.log.debug('reconciled', { gatewaydns: id, ms: Date.now() - began, written: result.written });
     // Handled again once this pass is done (the queue runs a key added while it is handled afterwards).
     if (result.requeue) this.queue.add(key);
@@ -124,8 +130,8 @@ export class GatewayDnsController implements Runnable {
 
   /** Watches only enqueue keys: the work happens in the reconcile. */
   private watch(): void {
-    const { cache, clusters, share, departed } = this.mgr;
-    cache.gatewayDns.onChange((type, gw) => {
+    const { cache, clusters, share, provider } = this.mgr;
+    this.gatewayDns.onChange((type, gw) => {
       const key = keyOfObject(gw);
       const id = objectKeyId(key);
       const signature = `${gw.metadata?.generation}|${gw.metadata?.deletionTimestamp ?? ''}|${(gw.metadata?.finalizers ?? []).join()}`;
@@ -145,14 +151,12 @@ export class GatewayDnsController implements Runnable {
       this.enqueueNamespace(name);
     });
     // The manager has tracked a departure and dropped a deleted Cluster's client by now.
-    onClusterChange(cache.clusterObjects, (_type, cluster) =>
-      this.enqueueNamespace(cluster.metadata?.namespace ?? ''),
-    );
-    departed.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
+    this.mgr.provider.onChange((_type, cluster) => this.enqueueNamespace(cluster.metadata?.namespace ?? ''));
+    provider.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
     clusters.onEvent((event) => this.onClusterEvent(event));
     // Gained: reconciled now. Lost: reconciled to let go (the clients are already dropped).
     share.onChange((affected) => {
-      for (const gw of cache.gatewayDns.list())
+      for (const gw of this.gatewayDns.list())
         if (affected(gw.metadata?.namespace ?? '')) this.queue.add(keyOfObject(gw));
     });
   }
@@ -175,7 +179,7 @@ export class GatewayDnsController implements Runnable {
       if (!this.pendingSince.has(id)) this.pendingSince.set(id, now);
       this.queue.add(key);
     };
-    const gatewayDns = this.mgr.cache.gatewayDns.list(namespace);
+    const gatewayDns = this.gatewayDns.list(namespace);
     for (const key of mirrorKeysFor(
       kind,
       object,
@@ -239,10 +243,10 @@ export class GatewayDnsController implements Runnable {
   }
 
   private enqueueNamespace(namespace: string): void {
-    for (const gw of this.mgr.cache.gatewayDns.list(namespace)) this.queue.add(keyOfObject(gw));
+    for (const gw of this.gatewayDns.list(namespace)) this.queue.add(keyOfObject(gw));
   }
 
   private enqueueAll(): void {
-    for (const gw of this.mgr.cache.gatewayDns.list()) this.queue.add(keyOfObject(gw));
+    for (const gw of this.gatewayDns.list()) this.queue.add(keyOfObject(gw));
   }
 }

@@ -14,37 +14,37 @@ import {
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { WorkloadWatches } from '../clusters/workload-watches.js';
-import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
-import { MirrorReconciler, type MirrorReconcileResult } from '../mirror/reconciler.js';
-import { withMirrorStatus, withPreviousMirrorStatus } from '../mirror/status.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { WorkloadWatches } from '../manager/clusters/workload-watches.js';
+import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../manager/clusters/lifecycle.js';
+import { MirrorReconciler, type MirrorReconcileResult } from './apply/mirror/reconciler.js';
+import { withMirrorStatus, withPreviousMirrorStatus } from './apply/mirror/status.js';
 import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
-import type { EventRecorder } from '../runtime/events.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import type { Metrics } from '../runtime/metrics.js';
+import type { EventRecorder } from '../manager/runtime/events.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
   keyOfObject,
   objectKey,
   objectKeyId,
   parseObjectKeyId,
   type ObjectKey,
-} from '../runtime/workqueue.js';
-import { ClaimsRegistry, validatedSpec } from './claims-registry.js';
-import { checkGrant, namespacesNamed } from './namespace-grants.js';
-import { GatewayDnsPatcher } from './patcher.js';
-import { planRecordSets, type RecordSetPlan } from './plan.js';
-import { reportHealth, reportWrites } from './report.js';
-import { SourceReader } from './sources.js';
-import { invalidStatus, pendingStatus, statusFor } from './status.js';
-import { healthViewOf } from './health-view.js';
-import { withHealthStatus } from './health-status.js';
-import { readProbeReports } from './probe-reports.js';
-import { RecordSetWriter, type SyncResult } from './targets.js';
+} from '../manager/runtime/workqueue.js';
+import { ClaimsRegistry, validatedSpec, type NamesDecision } from './claims/registry.js';
+import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
+import { GatewayDnsPatcher } from './status/patcher.js';
+import { planRecordSets, type RecordSetPlan } from './plan/plan.js';
+import { reportHealth, reportWrites } from './status/report.js';
+import { SourceReader } from './sources/reader.js';
+import { invalidStatus, pendingStatus, statusFor } from './status/status.js';
+import { healthViewOf, type VantageReports } from './status/health-view.js';
+import { withHealthStatus } from './status/health-status.js';
+import { readProbeReports } from './sources/probe-reports.js';
+import { RecordSetWriter, type SyncResult } from './apply/record-sets.js';
 import { watchesNamedBy } from './watches.js';
 
 export interface ReconcilerOptions {
@@ -65,7 +65,7 @@ export interface ReconcilerOptions {
   otherZones?: readonly string[];
   recordsNamespace: string;
   events: EventRecorder;
-  metrics: Metrics;
+  metrics: GatewayDnsMetrics;
   log: Logger;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -104,7 +104,14 @@ interface Observation {
   /** Clusters left as they are (paused, being deleted, not provisioned), and why. */
   frozen: Map<string, Frozen>;
   facts: ClusterFacts[];
+  /** Each Cluster's labels: its failover tier and weight. */
+  clusterLabels: ReadonlyMap<string, Record<string, string> | undefined>;
+  /** The dns-servers' probe reports, when the traffic policy has a health check. */
+  probeReports: Promise<VantageReports[] | undefined>;
 }
+
+/** The claims' decision once nothing holds the GatewayDNS back. */
+type DecidedNames = Extract<NamesDecision, { held: false }>;
 
 export class GatewayDnsReconciler {
   private readonly sources: SourceReader;
@@ -201,9 +208,7 @@ export class GatewayDnsReconciler {
     this.claims.forget(id);
     this.mirrors.forget(id);
     this.patcher.forget(id);
-    this.opts.metrics.trafficHealth.delete(id);
-    this.opts.metrics.gatewayDnsConditions.delete(id);
-    this.opts.metrics.staleTargets.delete(id);
+    this.opts.metrics.forget(id);
   }
 
   /** Normally the finalizer has withdrawn everything; this catches record sets left behind by other means. */
@@ -251,9 +256,12 @@ export class GatewayDnsReconciler {
     return summary;
   }
 
+  /**
+   * The phases, each readable alone: admit → observe (the mirror starts from the facts) → names
+   * (claims) → plan (pure) → apply (record sets beside the mirror) → status.
+   */
   private async reconcileNormal(scope: Scope): Promise<ReconcileResult> {
-    const { gw, targets, log } = scope;
-    const id = objectKey(gw);
+    const { gw } = scope;
     if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
       await this.patcher.patchFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
     const now = new Date();
@@ -270,33 +278,51 @@ export class GatewayDnsReconciler {
       scope.status = pendingStatus(gw.metadata.generation, now);
       return { written: 0, requeue: true };
     }
-    const observed = await this.observe(gw, spec, targets, now);
-    // The mirror needs only the facts: started before the record sets are planned (CPU-bound for a
-    // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
-    // A frozen source is, to the mirror, one whose last known endpoints stay; a frozen consumer gets no write.
-    const mirrorWork = this.mirrors.reconcile({
-      gw,
-      spec,
-      selected: observed.selected,
-      targets: targets.filter((c) => !observed.frozen.has(c)),
-      facts: observed.facts.filter((f) => !observed.frozen.has(f.cluster)),
-    });
-    mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
-    const names = this.claims.decide(gw, spec, observed.selected, observed.facts, log);
+    const observed = await this.observe(scope, spec, now);
+    const mirrorWork = this.startMirror(scope, spec, observed);
+    const names = this.claims.decide(gw, spec, observed.selected, observed.facts, scope.log);
     if (names.held) {
       // Nothing is written while it waits: neither record sets nor a status that would say so.
       await mirrorWork;
       return { written: 0 };
     }
-    const clusterLabels = new Map(
-      this.opts.listClusters(gw.metadata.namespace ?? '').map((c) => [c.metadata.name, c.metadata.labels]),
-    );
-    // The dns-servers' probe reports, read beside the writes: only what people are shown.
-    const reportsRead = spec.trafficPolicy?.healthCheck
-      ? readProbeReports(this.opts.clusters, gw.metadata.namespace ?? '', targets, this.firstSyncTimeoutMs)
-      : Promise.resolve(undefined);
-    reportsRead.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
-    const plan = planRecordSets({
+    const plan = this.plan(scope, spec, observed, names);
+    const [applied, mirrored] = await Promise.allSettled([
+      this.applyRecordSets(scope, observed, plan),
+      mirrorWork,
+    ]);
+    if (applied.status === 'rejected') throw applied.reason;
+    reportWrites(gw, applied.value, this.opts);
+    scope.status = await this.statusOf(scope, spec, observed, names, plan, applied.value, mirrored);
+    return this.resultOf(gw, applied.value, mirrored);
+  }
+
+  /**
+   * The mirror needs only the facts: started before the record sets are planned (CPU-bound for a
+   * large Service), so that its writes are on their way meanwhile; awaited beside the record-set
+   * writes. A frozen source is, to the mirror, one whose last known endpoints stay; a frozen
+   * consumer gets no write.
+   */
+  private startMirror(
+    scope: Scope,
+    spec: EffectiveSpec,
+    observed: Observation,
+  ): Promise<MirrorReconcileResult> {
+    const work = this.mirrors.reconcile({
+      gw: scope.gw,
+      spec,
+      selected: observed.selected,
+      targets: scope.targets.filter((c) => !observed.frozen.has(c)),
+      facts: observed.facts.filter((f) => !observed.frozen.has(f.cluster)),
+    });
+    work.catch(() => undefined); // handled where awaited; this only keeps an early throw from leaving it unhandled
+    return work;
+  }
+
+  /** Plan (pure): the record sets each receiving cluster gets. */
+  private plan(scope: Scope, spec: EffectiveSpec, observed: Observation, names: DecidedNames): RecordSetPlan {
+    const { gw, targets } = scope;
+    return planRecordSets({
       namespace: gw.metadata.namespace ?? '',
       name: gw.metadata.name,
       spec,
@@ -306,21 +332,27 @@ export class GatewayDnsReconciler {
       conflict: names.conflict,
       hostnames: names.hostnames,
       receivingClusters: targets.filter((c) => !observed.frozen.has(c)),
-      clusterLabels,
+      clusterLabels: observed.clusterLabels,
     });
-    const [applied, mirrored] = await Promise.allSettled([
-      this.applyRecordSets(gw, targets, observed, plan),
-      mirrorWork,
-    ]);
-    if (applied.status === 'rejected') throw applied.reason;
-    const outcomes = applied.value;
-    reportWrites(gw, outcomes, this.opts);
+  }
+
+  /** Status (pure functions of what the reconcile found and did): the record sets', health's and the mirror's parts. */
+  private async statusOf(
+    scope: Scope,
+    spec: EffectiveSpec,
+    observed: Observation,
+    names: DecidedNames,
+    plan: RecordSetPlan,
+    outcomes: SyncResult[],
+    mirrored: PromiseSettledResult<MirrorReconcileResult>,
+  ): Promise<GatewayDNSStatus> {
+    const { gw } = scope;
     const health = healthViewOf({
       namespace: gw.metadata.namespace ?? '',
       spec,
       facts: observed.facts,
-      clusterLabels,
-      vantages: (await reportsRead) ?? [],
+      clusterLabels: observed.clusterLabels,
+      vantages: (await observed.probeReports) ?? [],
     });
     const status = statusFor({
       generation: gw.metadata.generation,
@@ -328,7 +360,7 @@ export class GatewayDnsReconciler {
       facts: observed.facts,
       conflict: names.conflict,
       targets: outcomes,
-      // Not `now`: a Ready that flips from Pending flips when the work is done.
+      // Not the reconcile's start: a Ready that flips from Pending flips when the work is done.
       now: new Date(),
       omitted: plan.omitted,
       hostnames: names.hostnames,
@@ -342,19 +374,26 @@ export class GatewayDnsReconciler {
     );
     reportHealth(gw, healthStatus, health, this.opts);
     // A mirror step that failed says nothing new of the mirror: its part of the status stays.
-    scope.status =
-      mirrored.status === 'fulfilled'
-        ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
-        : withPreviousMirrorStatus(healthStatus, gw.status);
+    return mirrored.status === 'fulfilled'
+      ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
+      : withPreviousMirrorStatus(healthStatus, gw.status);
+  }
+
+  /** Done, or an error to retry with backoff (after the status says what went wrong). */
+  private resultOf(
+    gw: GatewayDNS,
+    outcomes: SyncResult[],
+    mirrored: PromiseSettledResult<MirrorReconcileResult>,
+  ): ReconcileResult {
+    const id = objectKey(gw);
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(
         `gatewaydns ${id}: record set not written to ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
       );
     if (mirrored.status === 'rejected') throw mirrored.reason;
-    const mirror: MirrorReconcileResult = mirrored.value;
-    if (mirror.retry) throw new Error(`gatewaydns ${id}: ${mirror.retry}`);
-    return { written: outcomes.filter((o) => o.result === 'written').length + mirror.writes };
+    if (mirrored.value.retry) throw new Error(`gatewaydns ${id}: ${mirrored.value.retry}`);
+    return { written: outcomes.filter((o) => o.result === 'written').length + mirrored.value.writes };
   }
 
   /**
@@ -382,13 +421,13 @@ export class GatewayDnsReconciler {
     return { written: 0 };
   }
 
-  /** Observe: which clusters are selected and frozen, and what each says of the Service. */
-  private async observe(
-    gw: GatewayDNS,
-    spec: EffectiveSpec,
-    targets: string[],
-    now: Date,
-  ): Promise<Observation> {
+  /**
+   * Observe: which clusters are selected and frozen, what each says of the Service, their labels
+   * (tiers, weights), and, read beside the rest of the reconcile, the dns-servers' probe reports
+   * (only what people are shown).
+   */
+  private async observe(scope: Scope, spec: EffectiveSpec, now: Date): Promise<Observation> {
+    const { gw, targets } = scope;
     const namespace = gw.metadata.namespace ?? '';
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     // Taken before anything reads: what this GatewayDNS no longer names stops now.
@@ -405,16 +444,25 @@ export class GatewayDnsReconciler {
     // Paused, being deleted or not provisioned (Cluster API contract): not read, not written into, kept as published.
     const frozen = this.frozenClusters(namespace);
     const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
-    return { selected, frozen, facts };
+    const clusterLabels = new Map(
+      this.opts.listClusters(namespace).map((c) => [c.metadata.name, c.metadata.labels]),
+    );
+    const probeReports = spec.trafficPolicy?.healthCheck
+      ? readProbeReports(
+          this.opts.clusters,
+          namespace,
+          this.opts.recordsNamespace,
+          targets,
+          this.firstSyncTimeoutMs,
+        )
+      : Promise.resolve(undefined);
+    probeReports.catch(() => undefined); // awaited in the status phase; this only keeps an early throw from leaving it unhandled
+    return { selected, frozen, facts, clusterLabels, probeReports };
   }
 
   /** Apply: each receiving cluster's record sets, compared and written where they differ. */
-  private applyRecordSets(
-    gw: GatewayDNS,
-    targets: string[],
-    observed: Observation,
-    plan: RecordSetPlan,
-  ): Promise<SyncResult[]> {
+  private applyRecordSets(scope: Scope, observed: Observation, plan: RecordSetPlan): Promise<SyncResult[]> {
+    const { gw, targets } = scope;
     const namespace = gw.metadata.namespace ?? '';
     const owner = { namespace, name: gw.metadata.name };
     // A cluster unreachable since before this process started is known only by the addresses in

@@ -1,8 +1,8 @@
 // Which watches of the workload clusters one GatewayDNS needs (pure): the
 // register that holds and stops them is the manager's
 // (clusters/workload-watches.ts), shared with Multi-Cluster Services.
-import { clusterKey } from '../clusters/cache.js';
-import type { WatchNeeds } from '../clusters/workload-watches.js';
+import { clusterKey } from '../manager/clusters/cache.js';
+import type { WatchNeeds } from '../manager/clusters/workload-watches.js';
 import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
 
@@ -32,7 +32,7 @@ export function watchesNamedBy(input: WatchInput): WatchNeeds {
       ...new Set(clusters.flatMap((c) => namespaces.map((n) => `${clusterKey(input.namespace, c)}|${n}`))),
     ].sort();
   const spec = input.spec;
-  // A Gateway's watches are cluster-wide and shared (RemoteCluster.gateways, routes): nothing to hold here.
+  // A Gateway's watches are cluster-wide and shared (the GATEWAYS and ROUTES informers): nothing to hold here.
   const sources = spec && !spec.gateway ? items(input.selected, [spec.serviceNamespace]) : [];
   const mirrors = items(input.targets, input.mirrorNamespaces);
   return {

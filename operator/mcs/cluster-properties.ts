@@ -15,10 +15,11 @@ import {
   CONTROLLER_NAME,
   MANAGED_BY_LABEL,
 } from '../../api/index.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { RemoteCluster } from '../clusters/remote.js';
-import { httpStatus } from '../runtime/log.js';
-import { canonical } from '../runtime/equal.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
+import { CLUSTER_PROPERTIES } from './kinds.js';
+import { httpStatus } from '../manager/runtime/log.js';
+import { canonical } from '../manager/runtime/equal.js';
 
 type Property = KubernetesObject & { spec?: { value?: string } };
 
@@ -86,9 +87,8 @@ export class ClusterProperties {
     clusterSet: string,
   ): Promise<{ written: number; conflict?: string }> {
     await this.ensureCrd(remote);
-    const watch = remote.clusterProperties();
-    await watch.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
-    const why = remote.unreachableReason(watch);
+    const watch = remote.informer(CLUSTER_PROPERTIES);
+    const why = await remote.synced([watch], this.opts.firstSyncTimeoutMs);
     if (why) throw new Error(`ClusterProperties of ${remote.key} not read: ${why}`);
     const conflict = propertyConflict(watch.list(), clusterId, clusterSet);
     if (conflict) return { written: 0, conflict };
@@ -109,9 +109,8 @@ export class ClusterProperties {
 
   /** The cluster left its ClusterSet: our properties go (one someone else wrote stays). */
   async withdraw(remote: RemoteCluster): Promise<number> {
-    const watch = remote.clusterProperties();
-    await watch.waitForFirstAttempt(this.opts.firstSyncTimeoutMs);
-    if (remote.unreachableReason(watch)) return 0;
+    const watch = remote.informer(CLUSTER_PROPERTIES);
+    if (await remote.synced([watch], this.opts.firstSyncTimeoutMs)) return 0;
     let written = 0;
     for (const name of [CLUSTER_ID_PROPERTY, CLUSTERSET_PROPERTY]) {
       const existing = watch.get(name);
@@ -152,7 +151,7 @@ export class ClusterProperties {
         },
       );
       // The watch may have failed on the missing resource: try it again now.
-      remote.clusterProperties().retryNow();
+      remote.informer(CLUSTER_PROPERTIES).retryNow();
     }
     this.crdPresent.add(remote);
   }

@@ -28,7 +28,7 @@ import {
   setCondition,
   type ConditionInput,
 } from '../model/conditions.js';
-import { canonical, sameJson } from '../runtime/equal.js';
+import { canonical, sameJson } from '../manager/runtime/equal.js';
 import type { ImportDesired } from './desired.js';
 
 const MAX_ENDPOINTS_PER_SLICE = 100;

@@ -2,7 +2,7 @@
 // spelled. Conditions follow the Kubernetes convention (metav1.Condition):
 // lastTransitionTime moves only when the status flips.
 import type { Condition, ConditionStatus } from '../../api/index.js';
-import { CONDITION_MESSAGE_MAX, truncateText } from '../runtime/summary.js';
+import { CONDITION_MESSAGE_MAX, truncateText } from '../manager/runtime/summary.js';
 
 export const READY = 'Ready';
 

@@ -3,8 +3,8 @@
 
 /** The dist/ folders each component's main.js loads at run time. */
 export const RUNTIME_FOLDERS = {
-  operator: ['api', 'process', 'operator'],
-  'dns-server': ['api', 'process', 'dns-server'],
+  operator: ['api', 'runtime', 'operator'],
+  'dns-server': ['api', 'runtime', 'dns-server'],
 } as const;
 
 /** Working directory: package.json ("type": "module"), node_modules/, dist/. */

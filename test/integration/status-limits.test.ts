@@ -12,8 +12,8 @@ import {
 } from '@kubernetes/client-node';
 import type { GatewayDNSStatus } from '../../api/index.js';
 import type { ClusterFacts } from '../../operator/model/facts.js';
-import { statusFor, type TargetOutcome } from '../../operator/gatewaydns/status.js';
-import { withMirrorStatus } from '../../operator/mirror/status.js';
+import { statusFor, type TargetOutcome } from '../../operator/gatewaydns/status/status.js';
+import { withMirrorStatus } from '../../operator/gatewaydns/apply/mirror/status.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { apply } from '../support/kube.js';

@@ -12,7 +12,7 @@ import { decode } from 'dns-packet';
 import { eventually } from './kube.js';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
-import { withTimeout } from '../../operator/runtime/equal.js';
+import { withTimeout } from '../../operator/manager/runtime/equal.js';
 import { DNS_SERVER_NODE_FLAGS } from '../../scripts/images/dns-server-node-flags.js';
 
 const running = new Set<ChildProcess>();

@@ -22,7 +22,7 @@ import {
   type ClusterStatus,
   type DNSRecord,
 } from '../../api/index.js';
-import { mergeRecords } from '../../operator/gatewaydns/desired.js';
+import { mergeRecords } from '../../operator/gatewaydns/plan/desired.js';
 import { repoRoot } from './paths.js';
 import { freePort } from './dns.js';
 import { stopChild } from './stop-child.js';
