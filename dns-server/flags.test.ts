@@ -54,6 +54,20 @@ describe('flags', () => {
     expect(() => parseFlags(['--pod-uid', 'u-1'])).toThrow(/--pod-uid: needs --pod-name/);
   });
 
+  it("defaults the Pod's name to the host name in a Pod, and to none outside one", () => {
+    const inPod = { inPod: true, hostname: 'capi-dns-server-7d4-x2' };
+    expect(parseFlags([], inPod)!.kubernetes?.pod).toEqual({
+      name: 'capi-dns-server-7d4-x2',
+      uid: undefined,
+    });
+    expect(parseFlags(['--pod-uid', 'u-1'], inPod)!.kubernetes?.pod).toEqual({
+      name: 'capi-dns-server-7d4-x2',
+      uid: 'u-1',
+    });
+    expect(parseFlags(['--pod-name', 'p'], inPod)!.kubernetes?.pod).toEqual({ name: 'p', uid: undefined });
+    expect(parseFlags([], { inPod: false, hostname: 'laptop' })!.kubernetes?.pod).toBeUndefined();
+  });
+
   it('takes repeated zones, a records file alone, or both sources', () => {
     const file = parseFlags([
       '--zone',

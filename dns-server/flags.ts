@@ -1,4 +1,5 @@
 // Command-line flags → configuration. Pure, so that it is tested without a process.
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import { parseName } from './zone/name.js';
@@ -71,7 +72,7 @@ const FLAGS = {
   },
   'pod-name': {
     type: 'string',
-    help: "this replica's Pod (Kubernetes mode): its health-check probe report is written under this name for the operator's GatewayDNS status",
+    help: "this replica's Pod (Kubernetes mode): its health-check probe report is written under this name for the operator's GatewayDNS status (default in a Pod: its host name, which is the Pod's name)",
   },
   'pod-uid': {
     type: 'string',
@@ -189,7 +190,20 @@ export function usage(): string {
 }
 
 /** Parses argv (without node and the script); returns undefined when --help was asked for. */
-export function parseFlags(argv: string[]): Config | undefined {
+/**
+ * Where the process runs, for defaults: in a Pod (the kubelet sets KUBERNETES_SERVICE_HOST) the
+ * host name is the Pod's name unless its spec sets another (spec.hostname).
+ */
+export interface Surroundings {
+  inPod: boolean;
+  hostname: string;
+}
+
+export function surroundings(): Surroundings {
+  return { inPod: Boolean(process.env.KUBERNETES_SERVICE_HOST), hostname: hostname() };
+}
+
+export function parseFlags(argv: string[], around: Surroundings = surroundings()): Config | undefined {
   const options = Object.fromEntries(
     Object.entries(FLAGS).map(([k, f]) => [
       k,
@@ -280,7 +294,9 @@ export function parseFlags(argv: string[]): Config | undefined {
           namespace: str('namespace')!,
           resyncMs: duration(str('resync')!, 'resync'),
           clustersetDomain,
-          pod: podOf(str('pod-name'), str('pod-uid')),
+          // Without --pod-name a replica in a Pod still reports, under its host name: a report
+          // silently missing left the GatewayDNS status blind to this replica's probes.
+          pod: podOf(str('pod-name') ?? (around.inPod ? around.hostname : undefined), str('pod-uid')),
         }
       : undefined,
     maxUdpSize: int('max-udp-size', 512, 65535),

@@ -17,8 +17,8 @@ if [ "$(uname -s)" = Linux ] && { [ ! -f "$native/build/Release/udp_batch.node" 
   PATH="$PWD/node_modules/.bin:$PATH" bash scripts/build-native.sh
 fi
 # The node devDependency's binary comes from a preinstall script, outside the lock file's hashes:
-# it must be the one build/node-binary.sha256 pins (see build/node-binary.md).
-if ! sha256sum --check --quiet --strict build/node-binary.sha256 >&2; then
+# it must be the one images/node-binary.sha256 pins (see images/node-binary.md).
+if ! sha256sum --check --quiet --strict images/node-binary.sha256 >&2; then
   echo "node_modules' Node binary is not the one build/node-binary.sha256 pins (build/node-binary.md); refusing to run it" >&2
   exit 1
 fi

@@ -1,5 +1,5 @@
 // Where things sit in the images of capi-dns-controller and dns-server: the
-// same /app layout as build/*.Dockerfile (images.test.ts compares them).
+// same /app layout as images/*.Dockerfile (generated from components.ts).
 
 /** The dist/ folders each component's main.js loads at run time. */
 export const RUNTIME_FOLDERS = {
@@ -9,7 +9,7 @@ export const RUNTIME_FOLDERS = {
 
 /**
  * Compiled modules each component loads, from where `npm ci` builds them to where the image has
- * them (beside the dist/ file that loads them; build/*.Dockerfile copy the same).
+ * them (beside the dist/ file that loads them; images/*.Dockerfile copy the same).
  */
 export const NATIVE_MODULES = {
   operator: [],
