@@ -55,7 +55,7 @@ export async function startHealthServer(opts: HealthOptions): Promise<HealthServ
   };
 }
 
-/** The health server as a runnable of a process's manager (process/manager.ts), last to start and first to stop. */
+/** The health server as a runnable of a process's manager (runtime/manager.ts), last to start and first to stop. */
 export class HealthEndpoint implements Runnable {
   readonly name = 'health';
   private server: HealthServer | undefined;

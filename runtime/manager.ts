@@ -85,7 +85,7 @@ export class Manager {
     }
   }
 
-  /** Stops everything on the first SIGTERM or SIGINT (process/signals.ts), then exits. */
+  /** Stops everything on the first SIGTERM or SIGINT (signals.ts), then exits. */
   stopOnSignals(opts: SignalOptions): Stop {
     const lameDuck =
       opts.lameDuckMs === undefined

@@ -1,6 +1,6 @@
 // What the sources that watch the Kubernetes API (the DNSRecordSets, the
 // clusterset zone) share: their options, and how their informers are kept
-// alive (process/restarting-informer.ts).
+// alive (runtime/restarting-informer.ts).
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../runtime/log.js';
 import type { RestartingInformerOptions } from '../../runtime/restarting-informer.js';
