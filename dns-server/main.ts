@@ -41,11 +41,8 @@ async function main(argv: string[]): Promise<void> {
   );
   // The traffic policies' health checks, made from this cluster; their view chooses the answers.
   // In Kubernetes mode with --pod-name the view is also told to the operator, for people to see.
-  const pod = config.kubernetes?.pod;
-  const reporter =
-    kc && pod
-      ? mgr.add(await probeReportWriter(kc, { namespace: config.kubernetes!.namespace, ...pod }, log))
-      : undefined;
+  const pod = config.kubernetes?.pod && { namespace: config.kubernetes.namespace, ...config.kubernetes.pod };
+  const reporter = kc && pod ? mgr.add(await probeReportWriter(kc, pod, log)) : undefined;
   const report = () => reporter?.update(reportOf(prober.stats.targets, prober.unhealthyTargets()));
   const prober = mgr.add(
     new Prober({
