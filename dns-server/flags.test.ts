@@ -1,4 +1,5 @@
-import { duration, hostPort, parseFlags, usage, UsageError } from './flags.js';
+import { duration, hostPort, UsageError } from './flag-values.js';
+import { parseFlags, usage } from './flags.js';
 
 describe('flags', () => {
   it('has defaults: zone xcc.test, Kubernetes mode when no records file, SOA from the zone', () => {

@@ -2,6 +2,7 @@
 // /metrics (the registry in Prometheus text) on one small HTTP server.
 import http from 'node:http';
 import type { Registry } from 'prom-client';
+import type { Runnable } from './manager.js';
 
 export interface HealthOptions {
   host: string | undefined;
@@ -52,6 +53,27 @@ export async function startHealthServer(opts: HealthOptions): Promise<HealthServ
     port: typeof address === 'object' && address ? address.port : opts.port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The health server as a runnable of a process's manager (runtime/manager.ts), last to start and first to stop. */
+export class HealthEndpoint implements Runnable {
+  readonly name = 'health';
+  private server: HealthServer | undefined;
+
+  constructor(private readonly opts: HealthOptions) {}
+
+  /** The bound port once started. */
+  get port(): number | undefined {
+    return this.server?.port;
+  }
+
+  async start(): Promise<void> {
+    this.server = await startHealthServer(this.opts);
+  }
+
+  async stop(): Promise<void> {
+    await this.server?.close();
+  }
 }
 
 /** "host:port", ":port" or "[v6]:port". */

@@ -40,6 +40,7 @@ export interface ProberStats {
 }
 
 export class Prober {
+  readonly name = 'prober';
   private readonly states = new Map<string, TargetState>();
   private readonly unhealthy = new Set<string>();
   private inFlight = 0;

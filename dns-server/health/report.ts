@@ -61,6 +61,7 @@ export interface ReportWriterOptions {
 }
 
 export class ProbeReportWriter {
+  readonly name = 'probe-report';
   private latest?: string;
   private written?: string;
   private timer?: NodeJS.Timeout;

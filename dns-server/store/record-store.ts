@@ -21,6 +21,7 @@ export interface StoreOptions {
 }
 
 export class RecordStore {
+  readonly name = 'records';
   /** Each source's latest delivery. */
   private readonly bySource = new Map<string, SourceInput>();
   /** Each source's last delivery that built (what a broken records file falls back to). */
@@ -54,8 +55,16 @@ export class RecordStore {
   }
 
   /** Ready once every declared source delivered and the zones were built from it (for /readyz). */
-  get ready(): boolean {
+  ready(): boolean {
     return this.built;
+  }
+
+  /**
+   * The first build, before any source delivered: SOA and NS (and REFUSED, NXDOMAIN) are served
+   * from the first moment, the sources declared so that it does not count as ready.
+   */
+  start(): Promise<void> {
+    return this.rebuild();
   }
 
   /** A source's complete current record sets (not a delta). */
