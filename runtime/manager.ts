@@ -1,8 +1,8 @@
 // What a process runs, started in order and stopped in reverse on one signal,
 // as controller-runtime's manager: main adds its components (a store, sources,
 // servers, the health endpoint) and calls start; no component keeps a list of
-// what to stop. The operator's controllers (operator/manager/runnable.ts) have
-// the same shape.
+// what to stop. The operator's manager (operator/manager/manager.ts) starts and
+// stops its controllers as this same Runnable.
 import type { Logger } from './log.js';
 import { stopOnSignals, type Stop } from './signals.js';
 

@@ -70,6 +70,8 @@ export class Manager {
   private readonly elector?: LeaderElector;
   private readonly runnables: Runnable[] = [];
   private started: Runnable[] = [];
+  /** Aborted when the manager begins to stop: what a runnable starts later by itself asks it. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly opts: ManagerOptions) {
     this.log = opts.log;
@@ -168,7 +170,7 @@ export class Manager {
       if (election) election.leading = true;
     }
     for (const runnable of this.runnables) {
-      await runnable.start();
+      await runnable.start?.(this.stopping.signal);
       this.started.push(runnable);
       this.log.debug('controller started', { controller: runnable.name });
     }
@@ -184,7 +186,11 @@ export class Manager {
   async stop(): Promise<void> {
     const warn = (what: string) => (err: unknown) =>
       this.log.warn('stop failed', { component: what, error: errorText(err) });
-    for (const runnable of this.started.reverse()) await runnable.stop().catch(warn(runnable.name));
+    this.stopping.abort();
+    for (const runnable of this.started.reverse())
+      await Promise.resolve()
+        .then(() => runnable.stop())
+        .catch(warn(runnable.name));
     this.started = [];
     this.provider.stop();
     await Promise.all([this.cache.stop().catch(warn('cache')), this.clusters.stop().catch(warn('clusters'))]);
