@@ -6,3 +6,4 @@ export * from './mirror.js';
 export * from './mcs.js';
 export * from './traffic-policy.js';
 export * from './probe-report.js';
+export * from './dnszone.js';

@@ -35,6 +35,7 @@ import {
   type ObjectKey,
 } from '../runtime/workqueue.js';
 import { ClaimsRegistry, validatedSpec } from './claims/registry.js';
+import type { Delegations } from './claims/hostnames.js';
 import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
 import { GatewayDnsPatcher } from './status/patcher.js';
 import { planRecordSets, type RecordSetPlan } from './plan/plan.js';
@@ -63,6 +64,8 @@ export interface ReconcilerOptions {
   domainSuffix: string;
   /** Further zones the dns-servers serve (--zone): custom and route host names may be in them. */
   otherZones?: readonly string[];
+  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0212). */
+  delegations?: () => Delegations;
   recordsNamespace: string;
   events: EventRecorder;
   metrics: GatewayDnsMetrics;
@@ -123,6 +126,7 @@ export class GatewayDnsReconciler {
     this.claims = new ClaimsRegistry({
       domainSuffix: opts.domainSuffix,
       otherZones: opts.otherZones,
+      delegations: opts.delegations,
       listGatewayDns: opts.listGatewayDns,
       getGatewayDns: opts.getGatewayDns,
       selectedClusters: (namespace, selector) => this.selectedClusters(namespace, selector),
