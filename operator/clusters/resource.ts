@@ -64,11 +64,11 @@ export function customResourceType<T extends KubernetesObject = KubernetesObject
     },
     list: (api, ns) => {
       const namespace = within(ns);
-      return (namespace
-        ? api.custom.listNamespacedCustomObject({ group, version, namespace, plural, labelSelector })
-        : api.custom.listClusterCustomObject({ group, version, plural, labelSelector })) as Promise<
-        KubernetesListObject<T>
-      >;
+      return (
+        namespace
+          ? api.custom.listNamespacedCustomObject({ group, version, namespace, plural, labelSelector })
+          : api.custom.listClusterCustomObject({ group, version, plural, labelSelector })
+      ) as Promise<KubernetesListObject<T>>;
     },
   };
 }
