@@ -5,6 +5,7 @@
 // api/generated/dnszone-spec-schema.ts. ADR 0212.
 import type { ObjectMeta } from './dnsrecordset.js';
 import type { Condition, LabelSelector } from './gatewaydns.js';
+import type { SoaParameters } from './zone-declaration.js';
 import { DNSZONE_CRD_SPEC_SCHEMA } from './generated/dnszone-spec-schema.js';
 
 const FIELDS = DNSZONE_CRD_SPEC_SCHEMA.properties;
@@ -31,6 +32,10 @@ export interface Delegation {
 export interface DNSZoneSpec {
   zone: string;
   enforcement?: Enforcement;
+  /** SOA parameters every dns-server serves the zone with; unset ones are each dns-server's own. */
+  soa?: SoaParameters;
+  /** The zone's NS records; each dns-server's --ns (or the SOA MNAME) when unset. */
+  nameServers?: string[];
   delegations?: Delegation[];
 }
 
@@ -38,6 +43,8 @@ export interface DNSZoneSpec {
 export interface EnforcedZone {
   generation?: number;
   zone: string;
+  soa?: SoaParameters;
+  nameServers?: string[];
   enforcement: Enforcement;
   delegations: Delegation[];
 }

@@ -10,6 +10,19 @@ export const DNSZONE_CRD_SPEC_SCHEMA = {
   properties: {
     zone: { type: 'string', maxLength: 253 },
     enforcement: { type: 'string', enum: ['Enforce', 'Audit'], default: 'Enforce' },
+    soa: {
+      type: 'object',
+      properties: {
+        mname: { type: 'string', maxLength: 253 },
+        rname: { type: 'string', maxLength: 253 },
+        ttl: { type: 'integer', minimum: 0, maximum: 2147483647 },
+        refresh: { type: 'integer', minimum: 0, maximum: 2147483647 },
+        retry: { type: 'integer', minimum: 0, maximum: 2147483647 },
+        expire: { type: 'integer', minimum: 0, maximum: 2147483647 },
+        minimum: { type: 'integer', minimum: 0, maximum: 2147483647 },
+      },
+    },
+    nameServers: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 253 } },
     delegations: {
       type: 'array',
       maxItems: 256,

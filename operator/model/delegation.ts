@@ -8,24 +8,16 @@ import {
   type DNSZoneSpec,
   type EnforcedZone,
   type Enforcement,
+  dnsZoneNameProblem,
 } from '../../api/index.js';
 import { matchesSelector } from './selector.js';
-
-const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
 export function normalizeName(name: string): string {
   return name.trim().toLowerCase().replace(/\.+$/, '');
 }
 
-/** A DNS name as a zone may be: labels of letters, digits and inner hyphens, 1–63 octets, 253 in all. */
-export function dnsNameProblem(name: string): string | undefined {
-  const n = normalizeName(name);
-  if (!n) return 'is empty';
-  if (n.length > 253) return 'is longer than 253 characters';
-  const bad = n.split('.').find((l) => !LABEL.test(l));
-  if (bad !== undefined) return `has the label "${bad}": labels are 1–63 letters, digits and inner hyphens`;
-  return undefined;
-}
+/** A DNS name as a zone may be (api/dns-name.ts, which the dns-server checks too). */
+export const dnsNameProblem = dnsZoneNameProblem;
 
 /** Whether `name` is the zone or below it. */
 export function inZone(name: string, zone: string): boolean {
@@ -77,6 +69,15 @@ export function checkZoneSpec(
   const zoneProblem = dnsNameProblem(spec.zone ?? '');
   if (zoneProblem) errors.push(`spec.zone "${spec.zone}" is not a DNS name: it ${zoneProblem}`);
   const zone = normalizeName(spec.zone ?? '');
+  for (const key of ['mname', 'rname'] as const) {
+    const v = spec.soa?.[key];
+    const problem = v === undefined ? undefined : dnsNameProblem(v);
+    if (problem) errors.push(`spec.soa.${key} "${v}" is not a DNS name: it ${problem}`);
+  }
+  for (const ns of spec.nameServers ?? []) {
+    const problem = dnsNameProblem(ns);
+    if (problem) errors.push(`spec.nameServers: "${ns}" is not a DNS name: it ${problem}`);
+  }
   const delegations = (spec.delegations ?? []).map((d) => ({
     ...d,
     hostnames: (d.hostnames ?? []).map(normalizeName),
@@ -119,6 +120,8 @@ export function checkZoneSpec(
     enforced: {
       ...(generation !== undefined ? { generation } : {}),
       zone,
+      ...(spec.soa ? { soa: spec.soa } : {}),
+      ...(spec.nameServers?.length ? { nameServers: spec.nameServers.map(normalizeName) } : {}),
       enforcement: spec.enforcement ?? DEFAULT_ENFORCEMENT,
       delegations: delegations
         .map((d, i) => ({ ...d, hostnames: d.hostnames.filter((p) => owner.get(p) === i) }))
