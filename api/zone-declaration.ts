@@ -79,7 +79,10 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
       out.soa = parsed;
     }
     if (nameServers !== undefined) {
-      if (!Array.isArray(nameServers) || nameServers.some((n) => typeof n !== 'string' || dnsZoneNameProblem(n)))
+      if (
+        !Array.isArray(nameServers) ||
+        nameServers.some((n) => typeof n !== 'string' || dnsZoneNameProblem(n))
+      )
         throw new ZoneDeclarationError(`${at}.nameServers: not a list of DNS names`);
       out.nameServers = nameServers as string[];
     }

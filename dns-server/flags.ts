@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import { parseName } from './zone/name.js';
 import type { ZoneConfig } from './zone/compile.js';
+import type { ZoneDefaults } from './zone/declared.js';
 import type { Level } from '../process/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
 
@@ -10,6 +11,8 @@ export interface Config {
   listen: { host: string; port: number };
   healthListen: { host: string; port: number } | undefined;
   zones: ZoneConfig[];
+  /** The SOA and NS flags: what a zone declared through the API (capi-dns-zones) gets unless it says otherwise. */
+  zoneDefaults: ZoneDefaults;
   recordsFile: string | undefined;
   kubernetes:
     | {
@@ -266,6 +269,16 @@ export function parseFlags(argv: string[]): Config | undefined {
     listen: hostPort(str('listen')!, 'listen'),
     healthListen: health === undefined ? undefined : hostPort(health, 'health-listen'),
     zones,
+    zoneDefaults: {
+      ...(str('soa-mname') !== undefined ? { mname: name(str('soa-mname')!, 'soa-mname') } : {}),
+      ...(str('soa-rname') !== undefined ? { rname: name(str('soa-rname')!, 'soa-rname') } : {}),
+      nameServers: names('ns').map((n) => name(n, 'ns')),
+      ttl: int('soa-ttl', 0, 2 ** 31 - 1),
+      refresh: int('soa-refresh', 0, u32),
+      retry: int('soa-retry', 0, u32),
+      expire: int('soa-expire', 0, u32),
+      minimum: int('soa-minimum', 0, u32),
+    },
     recordsFile,
     kubernetes: useKubernetes
       ? {

@@ -114,6 +114,28 @@ async function main(argv: string[]): Promise<void> {
     store.expect(k8s.name);
     starts.push(() => k8s.start());
     stops.push(() => k8s.stop());
+    // Zones declared once on the management cluster (DNSZone), beside the flags' (ADR 0212).
+    const { ZoneDeclarationSource } = await import('./sources/zones.js');
+    const { servedZones } = await import('./zone/declared.js');
+    const declared = new ZoneDeclarationSource({
+      kubeConfig: kc,
+      namespace: config.kubernetes.namespace,
+      resyncMs: config.kubernetes.resyncMs,
+      backoffMinMs: 200,
+      backoffMaxMs: 5000,
+      onZones: (zones) => {
+        const served = servedZones(config.zones, zones, config.zoneDefaults);
+        if (served.ignored.length)
+          log.warn('declared zones left out: a --zone serves them or overlaps them', {
+            zones: served.ignored,
+          });
+        store.setZones(served.zones);
+      },
+      onError,
+      log,
+    });
+    starts.push(() => declared.start());
+    stops.push(() => declared.stop());
     const pod = config.kubernetes.pod;
     if (pod) {
       const { KubernetesObjectApi, PatchStrategy } = await import('@kubernetes/client-node');

@@ -14,11 +14,15 @@ import { DNSZONES, GATEWAYDNS } from './kinds.js';
 import { ZoneMetrics } from './metrics.js';
 import { DnsZonePatcher } from './patcher.js';
 import { ZoneReconciler } from './reconciler.js';
+import { ZoneDeclarer } from './declare.js';
+import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../clusters/cache.js';
 
 export interface ZoneControllerOptions {
   /** The zones the flags declare (--domain-suffix, --zone). */
   flagZones: readonly string[];
   requestTimeoutMs?: number;
+  firstSyncTimeoutMs?: number;
 }
 
 /** DNSZones are not per team: one replica reconciles them, the one serving this (empty) namespace name. */
@@ -31,6 +35,7 @@ export class ZoneController implements Runnable {
   private readonly gatewayDns: WatchedResource<GatewayDNS & KubernetesObject>;
   /** What of each object concerns the zones, as last seen: an update that changes none of it enqueues nothing. */
   private readonly seen = new Map<string, string>();
+  private readonly declarer: ZoneDeclarer;
 
   constructor(
     private readonly mgr: Manager,
@@ -40,7 +45,19 @@ export class ZoneController implements Runnable {
     this.gatewayDns = mgr.cache.informer(GATEWAYDNS);
     const zones = this.zones;
     const gatewayDns = this.gatewayDns;
+    this.declarer = new ZoneDeclarer({
+      clusters: mgr.clusters,
+      writer: mgr.writer,
+      recordsNamespace: mgr.recordsNamespace,
+      listClusters: () =>
+        mgr.cache.clusterObjects
+          .list()
+          .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
+      firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
+      log: mgr.log,
+    });
     const reconciler = new ZoneReconciler({
+      declarer: this.declarer,
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
       served: () =>
@@ -109,6 +126,25 @@ export class ZoneController implements Runnable {
         this.enqueueAll();
     });
     this.mgr.share.onChange(() => this.enqueueAll());
+    // A new workload cluster is told the zones; one that comes back after a failed pass too.
+    onClusterChange(this.mgr.cache.clusterObjects, (type) => {
+      if (type === 'add' && this.zones.list().length) this.enqueueAll();
+    });
+    this.mgr.clusters.onEvent((event) => this.onClusterEvent(event));
+  }
+
+  private onClusterEvent(event: ClusterEvent): void {
+    if (!this.zones.list().length) return;
+    if (event.type === 'reachable' && this.declarer.failing.has(event.cluster)) return this.enqueueAll();
+    if (event.type !== 'change') return;
+    const { kind, object } = event.change;
+    // The records namespace appearing (a dns-server installed), or someone changing our ConfigMap.
+    if (kind === 'Namespace' && object.metadata?.name === this.mgr.recordsNamespace) return this.enqueueAll();
+    if (
+      kind === 'ZoneDeclaration' &&
+      !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)
+    )
+      this.enqueueAll();
   }
 
   private changed(id: string, type: string, what: unknown): boolean {

@@ -16,7 +16,7 @@ import type { ClusterCache } from '../clusters/cache.js';
 import { NAMESPACES } from '../clusters/kinds.js';
 import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
 import type { RemoteCluster } from '../clusters/remote.js';
-import { errorText } from '../runtime/log.js';
+import { errorText, type Logger } from '../runtime/log.js';
 import { ZONE_DECLARATIONS } from './kinds.js';
 
 export interface DeclarerOptions {
@@ -26,6 +26,7 @@ export interface DeclarerOptions {
   /** Every workload cluster of the fleet, by management namespace and name. */
   listClusters: () => { namespace: string; name: string }[];
   firstSyncTimeoutMs: number;
+  log: Logger;
 }
 
 /** Per workload cluster ("namespace/name"): the zones its dns-server is told now, or why it could not be told. */
@@ -63,14 +64,15 @@ export class ZoneDeclarer {
     const ns = this.opts.recordsNamespace;
     const existing = remote.informer(ZONE_DECLARATIONS, ns).get(ZONES_CONFIGMAP, ns);
     if (text === undefined) {
-      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] !== undefined)
-        await this.opts.writer.delete(remote, {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          namespace: ns,
-          name: ZONES_CONFIGMAP,
-          uid: existing.metadata?.uid,
-        });
+      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
+      const deleted = await this.opts.writer.delete(remote, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: ZONES_CONFIGMAP,
+        uid: existing.metadata?.uid,
+      });
+      if (deleted) this.opts.log.info('zone declaration removed', { cluster: remote.key });
       return;
     }
     const object: V1ConfigMap & KubernetesObject = {
@@ -83,11 +85,12 @@ export class ZoneDeclarer {
       },
       data: { [ZONES_CONFIGMAP_KEY]: text },
     };
-    await this.opts.writer.ensure(remote, existing, {
+    const { changed } = await this.opts.writer.ensure(remote, existing, {
       object,
       content: text,
       contentOf: (cm: V1ConfigMap) => cm.data?.[ZONES_CONFIGMAP_KEY] ?? '',
     });
+    if (changed) this.opts.log.info('zone declaration written', { cluster: remote.key });
   }
 
   /** The cluster's client with the watches synced; skipped without a records namespace; throws when unreachable. */

@@ -32,6 +32,9 @@ export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
 });
 
 /** In each workload cluster's records namespace: the zones its dns-server is told to serve. */
-export const ZONE_DECLARATIONS: ResourceType<V1ConfigMap & KubernetesObject> = configMapsType('ZoneDeclaration', {
-  fieldSelector: `metadata.name=${ZONES_CONFIGMAP}`,
-});
+export const ZONE_DECLARATIONS: ResourceType<V1ConfigMap & KubernetesObject> = configMapsType(
+  'ZoneDeclaration',
+  {
+    fieldSelector: `metadata.name=${ZONES_CONFIGMAP}`,
+  },
+);

@@ -11,7 +11,8 @@ import { errorText, type Logger } from '../runtime/log.js';
 import type { Outcome } from '../runtime/workqueue.js';
 import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
-import { zonesInForce, zoneStatus, type ServedNames } from './status.js';
+import type { ZoneDeclarer } from './declare.js';
+import { clustersServing, declaredZones, zonesInForce, zoneStatus, type ServedNames } from './status.js';
 
 export interface ZoneReconcilerOptions {
   getZone: (name: string) => DNSZone | undefined;
@@ -22,6 +23,8 @@ export interface ZoneReconcilerOptions {
   /** The zones the flags declare (--domain-suffix, --zone): their names stay served under the first-claim rule. */
   flagZones: readonly string[];
   patcher: DnsZonePatcher;
+  /** Tells every workload cluster's dns-server the zones in force. */
+  declarer: ZoneDeclarer;
   metrics: ZoneMetrics;
   log: Logger;
   /**
@@ -71,7 +74,13 @@ export class ZoneReconciler {
     const { zone, log } = scope;
     if (!zone.metadata.finalizers?.includes(DNSZONE_FINALIZER))
       await this.opts.patcher.patchFinalizers(zone, [...(zone.metadata.finalizers ?? []), DNSZONE_FINALIZER]);
-    const status = this.statusOf(zone);
+    // The spec first (pure): what it puts in force is what the dns-servers are told.
+    const inForce = this.statusOf(zone);
+    const withThis = this.opts
+      .listZones()
+      .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
+    const declarations = await this.opts.declarer.declare(declaredZones(withThis));
+    const status = this.statusOf(zone, clustersServing(inForce.enforced?.zone, declarations));
     const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
     if (
       ready?.status === 'False' &&
@@ -107,6 +116,15 @@ export class ZoneReconciler {
         names: left.slice(0, 10),
         graceMs: grace,
       });
+    // Then the dns-servers stop serving it (unless the flags declare it, or another DNSZone does).
+    const declarations = await this.opts.declarer.declare(declaredZones(this.opts.listZones()));
+    const failing = [...declarations].flatMap(([cluster, d]) =>
+      'error' in d ? [`${cluster} (${d.error})`] : [],
+    );
+    if (failing.length) {
+      scope.status = this.statusOf(zone);
+      throw new Error(`dnszone ${zone.metadata.name}: zone not withdrawn from ${failing.join(', ')}`);
+    }
     await this.opts.patcher.patchFinalizers(
       zone,
       (zone.metadata.finalizers ?? []).filter((f) => f !== DNSZONE_FINALIZER),
@@ -115,12 +133,13 @@ export class ZoneReconciler {
     log.info('DNSZone deleted: what it governed is withdrawn', { zone: zone.spec.zone });
   }
 
-  private statusOf(zone: DNSZone): DNSZoneStatus {
+  private statusOf(zone: DNSZone, clusters?: DNSZoneStatus['clusters']): DNSZoneStatus {
     return zoneStatus({
       zone,
       zones: this.opts.listZones(),
       served: this.opts.served(),
       namespaceLabels: this.opts.namespaceLabels,
+      clusters,
       now: new Date(),
     });
   }

@@ -3,7 +3,7 @@
 // force (status.enforced), its conditions, which namespaces hold which of its
 // names, and in Audit what Enforce would withdraw. Bad input leaves the
 // delegations in force as they were: nothing served changes (ADR 0212).
-import type { DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
+import type { DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
 import {
   removeCondition,
   setCondition,
@@ -203,4 +203,34 @@ function childZones(
         inZone(z.enforced.zone, enforced.zone),
     )
     .map((z) => ({ zone: z.enforced.zone, name: z.name }));
+}
+
+/** What every dns-server is told to serve: each zone in force once (of two DNSZones for one zone, the older's). */
+export function declaredZones(zones: readonly DNSZone[]): DeclaredZone[] {
+  const seen = new Set<string>();
+  const out: DeclaredZone[] = [];
+  for (const { enforced } of zonesInForce(zones)) {
+    if (seen.has(enforced.zone)) continue;
+    seen.add(enforced.zone);
+    out.push({
+      name: enforced.zone,
+      ...(enforced.soa ? { soa: enforced.soa } : {}),
+      ...(enforced.nameServers?.length ? { nameServers: enforced.nameServers } : {}),
+    });
+  }
+  return out;
+}
+
+/** One zone's view of the declarations: per workload cluster, whether its dns-server is told to serve it. */
+export function clustersServing(
+  zone: string | undefined,
+  declarations: ReadonlyMap<string, { declared: string[] } | { error: string }>,
+): NonNullable<DNSZoneStatus['clusters']> {
+  return [...declarations]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([cluster, d]) =>
+      'error' in d
+        ? { cluster, served: false, message: d.error }
+        : { cluster, served: zone !== undefined && d.declared.includes(zone) },
+    );
 }

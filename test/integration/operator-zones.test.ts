@@ -28,6 +28,7 @@ import {
   type OperatorProcess,
 } from '../support/operator.js';
 import { prepareClusters } from '../support/prepare.js';
+import { dig, shortAnswer, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { TestEnv } from '../support/testenv.js';
 
 const ZONE = 'apps.corp.internal';
@@ -58,6 +59,8 @@ function dnsZone(spec: Record<string, unknown>): KubernetesObject {
 describe('DNSZone: names delegated to namespaces', () => {
   let env: TestEnv;
   let op: OperatorProcess | undefined;
+  /** cluster-a's dns-server, started with --zone xcc.test only: apps.corp.internal comes from the DNSZone. */
+  let dns: DnsProcess | undefined;
 
   const management = () => env.kubeConfig('management');
   const clusterA = () => env.kubeConfig('cluster-a');
@@ -130,6 +133,7 @@ describe('DNSZone: names delegated to namespaces', () => {
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     for (const team of TEAMS) await setLoadBalancer(clusterA(), team, 'web', [{ ip: ADDRESS[team]! }]);
+    dns = await startDnsServer(['--zone', 'xcc.test', '--kubeconfig', env.cluster('cluster-a').kubeconfig]);
   }, 120_000);
 
   afterAll(async () => {
@@ -138,6 +142,7 @@ describe('DNSZone: names delegated to namespaces', () => {
         if (statusCode(err) !== 404) throw err;
       });
     await op?.stop();
+    await dns?.stop();
     await env?.stop();
   }, 60_000);
 
@@ -160,6 +165,7 @@ describe('DNSZone: names delegated to namespaces', () => {
       dnsZone({
         zone: ZONE,
         enforcement: 'Audit',
+        soa: { mname: 'ns1.corp.example', rname: 'dns.corp.example' },
         delegations: [
           { namespaces: ['shop'], hostnames: [`shop.${ZONE}`, `*.shop.${ZONE}`] },
           { namespaceSelector: { matchLabels: { payments: 'true' } }, hostnames: [PAY, `*.${PAY}`] },
@@ -178,6 +184,17 @@ describe('DNSZone: names delegated to namespaces', () => {
     expect(zone.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     await condition('team-b', 'NamesDelegated', 'Audit', 'enforcement would withdraw');
     expect(await served('team-b')).toContain(`${PAY} A ${ADDRESS['team-b']}`);
+    // Declared once: cluster-a's dns-server, told by the operator, serves the zone, with the SOA asked for.
+    expect(zone.status?.clusters).toEqual([
+      { cluster: 'pay/cluster-a', served: true },
+      { cluster: 'team-b/cluster-a', served: true },
+    ]);
+    await eventually(async () => {
+      const soa = await shortAnswer(dns!.port, ZONE, 'SOA');
+      if (!soa[0]?.startsWith('ns1.corp.example. dns.corp.example.')) throw new Error(`SOA ${soa.join(' ')}`);
+      const a = await shortAnswer(dns!.port, PAY);
+      if (a.join() !== ADDRESS['team-b']) throw new Error(`${PAY}: ${a.join(' ')}`);
+    }, 10_000);
     const metrics = await metricsOf(op!);
     expect(
       metrics['capi_dns_zone_audit_withdrawals{dnszone="apps-corp-internal",zone="apps.corp.internal"}'],
@@ -283,5 +300,13 @@ describe('DNSZone: names delegated to namespaces', () => {
     }, 15_000);
     await serves('team-b', PAY);
     await condition('team-b', 'NamesDelegated', 'FirstClaim');
+    // The dns-server was never given the zone by a flag: with the DNSZone gone, it serves it no more.
+    await eventually(async () => {
+      const res = await dig(dns!.port, [ZONE, 'SOA']);
+      if (res.status !== 'REFUSED')
+        throw new Error(
+          `${ZONE} SOA: ${res.status}; dns-server log:\n${dns!.logs().split('\n').slice(-8).join('\n')}`,
+        );
+    }, 10_000);
   });
 });
