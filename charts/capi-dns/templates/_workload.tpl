@@ -119,6 +119,16 @@ rules:
     verbs:
       - create
       - patch
+  - apiGroups:
+      - ""
+    resourceNames:
+      - capi-dns-zones
+    resources:
+      - configmaps
+    verbs:
+      - get
+      - list
+      - watch
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
