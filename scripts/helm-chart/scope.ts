@@ -59,7 +59,8 @@ export class Scope {
   operatorObject(original: Manifest): string {
     const o = this.common(original);
     if (o.kind === 'Deployment') this.deployment(o, 'operator');
-    if (o.kind === 'ClusterRoleBinding') {
+    // DNSZones are cluster-scoped: their grant stays cluster-wide with operator.watchNamespace (ADR 0212).
+    if (o.kind === 'ClusterRoleBinding' && o.metadata.name !== 'capi-dns-controller-dnszones') {
       // operator.watchNamespace: the same grant, in that namespace only (config/README.md).
       const rb = this.common(original);
       rb.kind = 'RoleBinding';
