@@ -189,6 +189,8 @@ export type NameVerdict =
       allowed: boolean;
       /** Why not, when not allowed: "zone apps.corp.internal delegates it to no namespace matching team-b". */
       message?: string;
+      /** When not allowed and a delegation matches: to whom ("*.pay.apps.corp.internal is delegated to namespaces pay"). */
+      delegatedTo?: string;
     };
 
 /** The most specific zone in force that holds `name`: it alone governs the name. */
@@ -228,11 +230,13 @@ export function verdictFor(
   };
   if (best && delegates(best.delegation, namespace, labels)) return { ...base, allowed: true };
   const missing = `zone ${enforced.zone} delegates it to no namespace matching ${namespace}`;
+  const delegatedTo = best
+    ? `${best.pattern} is delegated to ${describeNamespaces(best.delegation)}`
+    : undefined;
   return {
     ...base,
     allowed: false,
-    message: best
-      ? `${missing}; ${best.pattern} is delegated to ${describeNamespaces(best.delegation)}`
-      : missing,
+    message: delegatedTo ? `${missing}; ${delegatedTo}` : missing,
+    ...(delegatedTo ? { delegatedTo } : {}),
   };
 }

@@ -4,7 +4,7 @@
 // of all of them. The story is an upgrade: a flags-only installation where a
 // squatter (team-b) claimed pay.apps.corp.internal before its owner (pay);
 // the operator is restarted (the new version), a DNSZone comes in Audit, then
-// Enforce; the name moves to its owner; an fqdn annotation outside the
+// Enforce; the name moves to its owner; an fqdn annotation and a route host name outside the
 // delegation is refused; a delegation is changed, then removed; bad input
 // changes nothing; deleting the DNSZone hands the zone back to the flags.
 import {
@@ -28,6 +28,13 @@ import {
   type OperatorProcess,
 } from '../support/operator.js';
 import { prepareClusters } from '../support/prepare.js';
+import {
+  ensureGatewayClass,
+  setGatewayStatus,
+  setRouteParents,
+  writeGateway,
+  writeRoute,
+} from '../support/gateway-api.js';
 import { dig, shortAnswer, startDnsServer, type DnsProcess } from '../support/dns.js';
 import { TestEnv } from '../support/testenv.js';
 
@@ -115,6 +122,7 @@ describe('DNSZone: names delegated to namespaces', () => {
       namespace: 'team-b',
       workloads: ['cluster-a'],
       recordsNamespace: 'capi-dns',
+      gatewayApi: 'standard',
     });
     for (const team of TEAMS.slice(1)) {
       await ensureNamespace(management(), team);
@@ -244,9 +252,46 @@ describe('DNSZone: names delegated to namespaces', () => {
       'team-b',
       'HostnamesAccepted',
       'NotDelegated',
-      `${API} (zone ${ZONE} delegates it to no namespace matching team-b)`,
+      `${API} (zone ${ZONE} delegates it to no namespace matching team-b; asked for through the fqdn annotation on Service team-b/web in cluster cluster-a)`,
     );
     await servesNot('team-b', API);
+  });
+
+  it('a route host name outside the delegation is refused, naming the route it came from', async () => {
+    const kc = clusterA();
+    await ensureGatewayClass(kc);
+    await writeGateway(kc, 'team-b', 'edge', [{ name: 'http', port: 80, protocol: 'HTTP' }]);
+    await setGatewayStatus(kc, 'team-b', 'edge', { programmed: true, addresses: ['203.0.113.67'] });
+    await writeRoute(kc, 'HTTPRoute', 'team-b', 'checkout', {
+      hostnames: [`checkout.${PAY}`],
+      parentRefs: [{ namespace: 'team-b', name: 'edge' }],
+    });
+    await setRouteParents(kc, 'HTTPRoute', 'team-b', 'checkout', [
+      { parentRef: { namespace: 'team-b', name: 'edge' }, accepted: true },
+    ]);
+    await apply(management(), [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'GatewayDNS',
+        metadata: { name: 'edge', namespace: 'team-b' },
+        spec: { clusterSelector: {}, gatewayRef: { namespace: 'team-b', name: 'edge' } },
+      } as KubernetesObject,
+    ]);
+    const c = await eventually(async () => {
+      const gw = await readGatewayDns(management(), 'team-b', 'edge');
+      const h = gw?.status?.conditions?.find((x) => x.type === 'HostnamesAccepted');
+      if (h?.reason !== 'NotDelegated')
+        throw new Error(`team-b/edge HostnamesAccepted: ${h?.reason} (${h?.message})`);
+      return h;
+    }, 15_000);
+    expect(c.message).toContain(
+      `not served: checkout.${PAY} (zone ${ZONE} delegates it to no namespace matching team-b`,
+    );
+    expect(c.message).toContain('asked for through HTTPRoute team-b/checkout in cluster cluster-a');
+    expect(recordLines(await readRecordSet(clusterA(), 'team-b.edge')).join()).not.toContain(
+      `checkout.${PAY}`,
+    );
+    await deleteGatewayDns(management(), 'team-b', 'edge');
   });
 
   it('a delegation changed moves the name; removed, nobody serves it', async () => {

@@ -104,7 +104,19 @@ export function customHostnames(
     const mine = verdict(self, name);
     const enforced = mine.governed && mine.enforcement === 'Enforce';
     if (enforced && !mine.allowed) {
-      refused.push({ name, reason: mine.message ?? '', kind: 'NotDelegated' });
+      // Where the name came from, when not from spec.hostnames (the annotation or route to change),
+      // before to whom the zone delegates it: a message is cut at its end.
+      const from = through(self, name);
+      const missing = `zone ${mine.zone} delegates it to no namespace matching ${namespaceOf(self)}`;
+      refused.push({
+        name,
+        reason: [
+          missing,
+          ...(from ? [`asked for${from}`] : []),
+          ...(mine.delegatedTo ? [mine.delegatedTo] : []),
+        ].join('; '),
+        kind: 'NotDelegated',
+      });
       continue;
     }
     // Under Enforce only the namespaces the delegation allows claim the name: the oldest of them keeps it.
