@@ -1,12 +1,15 @@
 // DNSZone (issue 42, ADR 0212) on real API servers, on an environment of its
 // own: the operator watches every namespace (teams are namespaces). One
-// workload cluster, registered in three team namespaces, runs the record sets
-// of all of them. The story is an upgrade: a flags-only installation where a
-// squatter (team-b) claimed pay.apps.corp.internal before its owner (pay);
-// the operator is restarted (the new version), a DNSZone comes in Audit, then
-// Enforce; the name moves to its owner; an fqdn annotation and a route host name outside the
-// delegation is refused; a delegation is changed, then removed; bad input
-// changes nothing; deleting the DNSZone hands the zone back to the flags.
+// workload cluster, registered in two team namespaces, runs the record sets
+// of both, and a dns-server started with --zone xcc.test only. The story is an
+// upgrade: a flags-only installation where a squatter (team-b) claimed
+// pay.apps.corp.internal before its owner (pay); the operator is restarted
+// (the new version), a DNSZone comes in Audit (the dns-server is told the
+// zone), then Enforce; the name moves to its owner; an fqdn annotation and a
+// route host name outside the delegation are refused; a delegation is
+// changed, then removed; bad input, equal patterns to two namespaces and a
+// second DNSZone for the zone change nothing served; deleting the DNSZone
+// hands the zone back to the flags (and the dns-server stops serving it).
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -334,6 +337,65 @@ describe('DNSZone: names delegated to namespaces', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(await served('pay')).toContain(`${PAY} A ${ADDRESS.pay}`);
     }
+  });
+
+  it('equal patterns to two namespaces: the one already serving keeps them, the other is named', async () => {
+    // team-b first in the list, but pay serves the name now.
+    await apply(management(), [
+      dnsZone({
+        zone: ZONE,
+        delegations: [
+          { namespaces: ['team-b'], hostnames: [PAY] },
+          { namespaces: ['pay'], hostnames: [PAY] },
+        ],
+      }),
+    ]);
+    const z = await zoneStatus((x) =>
+      x.status?.conditions?.find((c) => c.type === 'DelegationsAccepted')?.reason === 'Overlapping' &&
+      x.status.observedGeneration === x.metadata.generation
+        ? undefined
+        : 'not Overlapping yet',
+    );
+    expect(z.status?.conditions?.find((c) => c.type === 'DelegationsAccepted')?.message).toContain(
+      `delegations[0]: ${PAY} is delegated by delegations[1] too (namespaces pay), which keeps it as it serves names there`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await served('pay')).toContain(`${PAY} A ${ADDRESS.pay}`);
+    await servesNot('team-b', PAY);
+  });
+
+  it('a second DNSZone for the same zone is refused; the older governs', async () => {
+    await apply(management(), [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'DNSZone',
+        metadata: { name: 'apps-again' },
+        spec: { zone: ZONE, delegations: [{ namespaces: ['team-b'], hostnames: [PAY] }] },
+      } as KubernetesObject,
+    ]);
+    const custom = management().makeApiClient(CustomObjectsApi);
+    const again = await eventually(async () => {
+      const z = (await custom.getClusterCustomObject({ ...ZONES, name: 'apps-again' })) as DNSZone;
+      const ready = z.status?.conditions?.find((c) => c.type === 'Ready');
+      if (ready?.reason !== 'DuplicateZone') throw new Error(`apps-again Ready: ${ready?.reason}`);
+      return z;
+    }, 10_000);
+    expect(again.status?.enforced).toBeUndefined();
+    expect(again.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(
+      `DNSZone apps-corp-internal declares the zone ${ZONE} and is older`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await served('pay')).toContain(`${PAY} A ${ADDRESS.pay}`);
+    await custom.deleteClusterCustomObject({ ...ZONES, name: 'apps-again' });
+    await eventually(async () => {
+      try {
+        await custom.getClusterCustomObject({ ...ZONES, name: 'apps-again' });
+      } catch (err) {
+        if (statusCode(err) === 404) return;
+        throw err;
+      }
+      throw new Error('apps-again still there');
+    }, 15_000);
   });
 
   it('deleting the DNSZone hands the zone back to the flags: first claim again', async () => {
