@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.cache/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', '.cache/', 'node_modules/', 'coverage/', 'dns-server/serve/native/build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

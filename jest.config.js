@@ -1,5 +1,5 @@
-// Two projects: "unit" needs nothing but Node; "integration" starts the real
-// multi-cluster test environment once (globalSetup) and shares it.
+// Two projects: "unit" needs no cluster (Node, and local tools: promtool, kubectl kustomize);
+// "integration" starts the real multi-cluster test environment once (globalSetup) and shares it.
 const tsJest = {
   '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
 };
@@ -16,7 +16,7 @@ export default {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{api,process,operator,dns-server,scripts}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{api,runtime,operator,dns-server,scripts}/**/*.test.ts'],
     },
     {
       ...common,

@@ -2,7 +2,7 @@
 // (cluster-scoped, written by platform admins), and which management
 // namespaces may use which custom names in it. The CRD is
 // crds/connectivity.tanzu.vmware.com_dnszones.yaml; its spec schema is
-// api/generated/dnszone-spec-schema.ts. ADR 0212.
+// api/generated/dnszone-spec-schema.ts. ADR 0213.
 import type { ObjectMeta } from './dnsrecordset.js';
 import type { Condition, LabelSelector } from './gatewaydns.js';
 import type { SoaParameters } from './zone-declaration.js';

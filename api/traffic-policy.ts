@@ -71,3 +71,44 @@ export function probeTargetId(address: string, check: HealthCheck): string {
     check.protocol === 'TCP' ? '' : `${check.path ?? '/'}${check.host ? ` host=${check.host}` : ''}`;
   return `${scheme}://${host}:${check.port}${extra} every ${check.periodSeconds}s timeout ${check.timeoutSeconds}s ${check.failureThreshold}/${check.successThreshold}`;
 }
+
+/** A candidate as the tier choice sees it: one source cluster's addresses, its tier and its check. */
+export interface TierCandidate {
+  /** 0 first. */
+  tier: number;
+  addresses: readonly string[];
+  /** Unset: its addresses are not probed, and every one answers. */
+  healthCheck?: HealthCheck;
+}
+
+/** Which candidates answer, each array index for index with the candidates given. */
+export interface TierChoice {
+  /** The first tier with a healthy candidate; undefined when none is healthy. */
+  tier: number | undefined;
+  /** Of each candidate's addresses, index for index: whether it answers (no probe found it unhealthy). */
+  answers: boolean[][];
+  /** Whether each candidate is healthy: one of its addresses answers. */
+  healthy: boolean[];
+  /** Whether each candidate answers: healthy and of the chosen tier. */
+  answering: boolean[];
+}
+
+/**
+ * The first tier with a healthy candidate answers (ADR 0209). A candidate is healthy while one of
+ * its addresses is; an address is healthy unless a probe found it unhealthy (one not probed yet,
+ * or without a check, counts as healthy: fail open). What answers when none is healthy
+ * (whenNoneHealthy) and how weights draw within the tier is the dns-server's, not this choice's.
+ * The dns-server answers by it; the operator shows by it what each dns-server answers.
+ */
+export function chooseTier(candidates: readonly TierCandidate[], unhealthy: ReadonlySet<string>): TierChoice {
+  const answers = candidates.map(({ addresses, healthCheck: check }) =>
+    addresses.map((address) => !check || !unhealthy.has(probeTargetId(address, check))),
+  );
+  const healthy = answers.map((a) => a.includes(true));
+  let tier: number | undefined;
+  candidates.forEach((c, i) => {
+    if (healthy[i] && (tier === undefined || c.tier < tier)) tier = c.tier;
+  });
+  const answering = candidates.map((c, i) => healthy[i]! && c.tier === tier);
+  return { tier, answers, healthy, answering };
+}

@@ -1,6 +1,6 @@
 // The zones declared once, on the management cluster (DNSZone), as the
 // operator tells them to every workload cluster's dns-server: one ConfigMap,
-// capi-dns-zones, in the records namespace, key zones.json (ADR 0212). The
+// capi-dns-zones, in the records namespace, key zones.json (ADR 0213). The
 // dns-server serves them beside the zones of its flags (--zone), which win
 // where both name a zone. Parsed strictly: a declaration that is not one is
 // refused whole, and the zones served before stay.

@@ -1,14 +1,18 @@
 // Benchmark: dnsperf against NSD (one server process) and the dns-server
 // serving the same generated zone, on this machine, in one run. Prints the
 // machine, then for each server, in interleaved runs (NSD, dns-server, echo,
-// NSD, dns-server, echo, ...): queries per second at saturation and latency
+// NSD, dns-server, echo, ...): queries per second at saturation, the CPU the
+// server's processes used per 10,000 answers meanwhile, and latency
 // percentiles at half of that server's own saturation rate (and at a fixed
 // rate), then the spread (min–max) of each and the ratio to NSD's run.
 //
+// The dns-server runs twice side by side: with UDP through the batched native
+// module (--udp-io native, the default; docs/adr/0105) and through dgram.
+//
 // "udp echo" (bench/udp-echo.ts) answers each query with itself: the floor of
 // one Node process's UDP path, whatever a DNS server does per datagram.
-// With --workers N (default 2; 1 to skip) the dns-server also runs with N
-// answering processes.
+// With --workers N (default 2; 1 to skip) both also run with N answering
+// processes, against NSD with N server processes (server-count).
 //
 //   npm run bench:dns -- [--records 100000] [--seconds 10] [--runs 2] [--latency-qps 20000]
 //                        [--latency-seconds 5] [--workers 2] [--no-echo]
@@ -31,7 +35,7 @@ import {
   ZONE,
   type PerfResult,
 } from './dns-load.js';
-import { memoryMb } from './proc.js';
+import { cpuSeconds, memoryMb, processTree } from './proc.js';
 
 /** VmRSS of a process and of its children (the --workers processes). */
 function treeRssMb(pid: number): number {
@@ -44,10 +48,14 @@ function treeRssMb(pid: number): number {
 }
 
 /** Starts the dns-server on the records file and waits until /readyz says the records are in. */
-async function startOurs(file: string, workers: number): Promise<{ server: DnsProcess; loadMs: number }> {
+async function startOurs(
+  file: string,
+  workers: number,
+  udpIo: 'native' | 'dgram' = 'native',
+): Promise<{ server: DnsProcess; loadMs: number }> {
   const began = Date.now();
   const server = await startDnsServer(
-    ['--zone', ZONE, '--records-file', file, '--workers', String(workers)],
+    ['--zone', ZONE, '--records-file', file, '--workers', String(workers), '--udp-io', udpIo],
     {
       health: true,
     },
@@ -57,7 +65,22 @@ async function startOurs(file: string, workers: number): Promise<{ server: DnsPr
     if (res.status === 200) break;
     await new Promise((r) => setTimeout(r, 100));
   }
+  if (udpIo === 'native' && /batched native module is not usable/.test(server.logs()))
+    throw new Error(`the native UDP path did not load:\n${server.logs()}`);
   return { server, loadMs: Date.now() - began };
+}
+
+/** CPU seconds used so far by a process and its descendants (NSD's and our answering processes). */
+function treeCpuSeconds(pid: number): number {
+  let total = 0;
+  for (const p of processTree(pid)) {
+    try {
+      total += cpuSeconds(p);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 /** bench/udp-echo.ts as a child process (it prints its port). */
@@ -74,6 +97,8 @@ async function startEcho(): Promise<DnsProcess> {
 
 interface Run {
   max: PerfResult;
+  /** CPU milliseconds the server's processes used per 10,000 answers while saturated. */
+  cpuPer10k: number;
   /** At half of this run's saturation rate. */
   half: PerfResult;
   halfQps: number;
@@ -128,22 +153,35 @@ async function main(): Promise<void> {
       }),
     );
     processes.push(nsd);
-    const servers: [string, DnsProcess][] = [
-      ['nsd', nsd],
-      ['dns-server', ours],
+    const dgramOne = await startOurs(load.recordsFile, 1, 'dgram');
+    processes.push(dgramOne.server);
+    // [name, server, the NSD run its throughput is compared with]
+    const servers: [string, DnsProcess, string][] = [
+      ['nsd', nsd, 'nsd'],
+      ['dns-server', ours, 'nsd'],
+      ['dns-server dgram', dgramOne.server, 'nsd'],
     ];
     let multi: { name: string; server: DnsProcess; loadMs: number; rssLoaded: number } | undefined;
     if (workers > 1) {
+      const nsdMulti = await startNsd(ZONE, readFileSync(path.join(nsd.dir, 'zone'), 'utf8'), {
+        serverCount: workers,
+      });
+      processes.push(nsdMulti);
+      const nsdName = `nsd ×${workers}`;
+      servers.push([nsdName, nsdMulti, nsdName]);
       const started = await startOurs(load.recordsFile, workers);
       processes.push(started.server);
       const name = `dns-server ×${workers}`;
       multi = { name, ...started, rssLoaded: treeRssMb(started.server.child.pid!) };
-      servers.push([name, started.server]);
+      servers.push([name, started.server, nsdName]);
+      const dgramMulti = await startOurs(load.recordsFile, workers, 'dgram');
+      processes.push(dgramMulti.server);
+      servers.push([`${name} dgram`, dgramMulti.server, nsdName]);
     }
     if (values.echo) {
       const echo = await startEcho();
       processes.push(echo);
-      servers.push(['udp echo', echo]);
+      servers.push(['udp echo', echo, 'nsd']);
     }
     process.stdout.write(
       `records served: ${served} (dns-server loaded and ready in ${loadMs} ms)\n` +
@@ -164,7 +202,9 @@ async function main(): Promise<void> {
       process.stdout.write(`\nrun ${run} (${loadAverage()}):\n`);
       for (const [name, server] of servers) {
         if (run === 1) await dnsperf(server.port, load.queryFile, 2); // warm-up
+        const cpuBefore = treeCpuSeconds(server.child.pid!);
         const max = await dnsperf(server.port, load.queryFile, seconds);
+        const cpuPer10k = ((treeCpuSeconds(server.child.pid!) - cpuBefore) * 1000 * 10_000) / max.completed;
         const halfQps = Math.round(max.qps / 2);
         const half = await dnsperf(server.port, load.queryFile, latencySeconds, {
           qps: halfQps,
@@ -173,11 +213,11 @@ async function main(): Promise<void> {
         const fixed = latencyQps
           ? await dnsperf(server.port, load.queryFile, latencySeconds, { qps: latencyQps, verbose: true })
           : undefined;
-        results.get(name)!.push({ max, half, halfQps, fixed });
+        results.get(name)!.push({ max, cpuPer10k, half, halfQps, fixed });
         process.stdout.write(
-          `  ${name.padEnd(15)} ${max.qps.toFixed(0).padStart(7)} qps saturating (lost ${max.lost})\n` +
-            `  ${''.padEnd(15)} at ${halfQps} qps (half): ${latencyLine(half)}\n` +
-            (fixed ? `  ${''.padEnd(15)} at ${latencyQps} qps: ${latencyLine(fixed)}\n` : ''),
+          `  ${name.padEnd(19)} ${max.qps.toFixed(0).padStart(7)} qps saturating (lost ${max.lost}), ${cpuPer10k.toFixed(0)} ms CPU per 10k answers\n` +
+            `  ${''.padEnd(19)} at ${halfQps} qps (half): ${latencyLine(half)}\n` +
+            (fixed ? `  ${''.padEnd(19)} at ${latencyQps} qps: ${latencyLine(fixed)}\n` : ''),
         );
       }
     }
@@ -196,32 +236,37 @@ async function main(): Promise<void> {
     const rssRebuilt = memoryMb(ours.child.pid!);
 
     const out: string[] = ['', `summary of ${runs} interleaved runs (${loadAverage()}):`];
-    const nsdRuns = results.get('nsd')!;
+    const referenceOf = new Map(servers.map(([name, , reference]) => [name, reference]));
     const range = (xs: number[], f: (x: number) => string) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
     out.push(`  throughput (dnsperf ${seconds} s, 200 outstanding, saturating), min–max:`);
     for (const [name, rs] of results) {
       const qps = rs.map((r) => r.max.qps);
+      const reference = referenceOf.get(name)!;
+      const referenceRuns = results.get(reference)!;
       const ratio =
-        name === 'nsd'
+        name === reference
           ? ''
           : `   ${range(
-              rs.map((r, i) => r.max.qps / nsdRuns[i]!.max.qps),
+              rs.map((r, i) => r.max.qps / referenceRuns[i]!.max.qps),
               (x) => x.toFixed(2),
-            )} × NSD`;
+            )} × ${reference}`;
       out.push(
-        `    ${name.padEnd(15)} ${range(qps, (x) => x.toFixed(0)).padStart(15)} qps  [${qps.map((x) => x.toFixed(0)).join(', ')}]${ratio}`,
+        `    ${name.padEnd(19)} ${range(qps, (x) => x.toFixed(0)).padStart(15)} qps  [${qps.map((x) => x.toFixed(0)).join(', ')}]${ratio}`,
       );
     }
+    out.push("  CPU per 10,000 answers while saturated (all of the server's processes), per run:");
+    for (const [name, rs] of results)
+      out.push(`    ${name.padEnd(19)} ${rs.map((r) => `${r.cpuPer10k.toFixed(0)} ms`).join(', ')}`);
     out.push('  latency at half of its own saturation rate, p50 / p99 per run:');
     for (const [name, rs] of results)
       out.push(
-        `    ${name.padEnd(15)} ${rs.map((r) => `${ms(percentile(r.half.latencies, 50))} / ${ms(percentile(r.half.latencies, 99))} at ${r.halfQps} qps`).join(';  ')}`,
+        `    ${name.padEnd(19)} ${rs.map((r) => `${ms(percentile(r.half.latencies, 50))} / ${ms(percentile(r.half.latencies, 99))} at ${r.halfQps} qps`).join(';  ')}`,
       );
     if (latencyQps) {
       out.push(`  latency at ${latencyQps} qps, p50 / p99 per run:`);
       for (const [name, rs] of results)
         out.push(
-          `    ${name.padEnd(15)} ${rs.map((r) => `${ms(percentile(r.fixed!.latencies, 50))} / ${ms(percentile(r.fixed!.latencies, 99))}`).join(';  ')}`,
+          `    ${name.padEnd(19)} ${rs.map((r) => `${ms(percentile(r.fixed!.latencies, 50))} / ${ms(percentile(r.fixed!.latencies, 99))}`).join(';  ')}`,
         );
     }
     const lr = rebuild.latencies;

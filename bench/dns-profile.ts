@@ -59,7 +59,16 @@ async function main(): Promise<void> {
         ? [path.join(values.dist, 'bench', 'udp-echo.js')]
         : [
             path.join(values.dist, 'dns-server', 'main.js'),
-            ...['--listen', '127.0.0.1:0', '--zone', ZONE, '--records-file', load.recordsFile],
+            ...[
+              '--listen',
+              '127.0.0.1:0',
+              '--zone',
+              ZONE,
+              '--records-file',
+              load.recordsFile,
+              '--lameduck',
+              '0s',
+            ],
           ];
     const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, ...script], {
       stdio: ['ignore', 'pipe', 'pipe'],

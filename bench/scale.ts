@@ -63,7 +63,7 @@ import { writeEndpointSlice } from '../test/support/endpointslices.js';
 import { apply, eventually, installCrds, readManifests, startRestarting } from '../test/support/kube.js';
 import { metricsAt, setLoadBalancer, startOperator, type OperatorProcess } from '../test/support/operator.js';
 import { repoRoot } from '../test/support/paths.js';
-import { probeReadyz } from '../operator/clusters/probe.js';
+import { probeReadyz } from '../operator/manager/clusters/probe.js';
 import { prepareClusters } from '../test/support/prepare.js';
 import { startCluster, stopCluster, TestEnv } from '../test/support/testenv.js';
 import {
@@ -74,7 +74,7 @@ import {
   watchesOpen,
   type AtRest,
 } from './apiserver-requests.js';
-import { reuseConnections } from '../process/kube-connections.js';
+import { reuseConnections } from '../runtime/kube-connections.js';
 import { loadAverage, machine } from './dns-load.js';
 import { summarizeHeapSnapshot } from './heap-summary.js';
 import { cpuSeconds, memoryMb } from './proc.js';

@@ -1,7 +1,7 @@
 // Record-set size of a headless Service: how large the DNSRecordSets of a
 // GatewayDNS get (one per source cluster; the largest is what etcd must hold)
 // for N ready pods spread over C clusters, what is left out
-// (operator/gatewaydns/limits.ts), and the largest Service that fits whole.
+// (operator/gatewaydns/plan/limits.ts), and the largest Service that fits whole.
 // Pure computation through the operator's own desired-state code; no cluster.
 //
 //   npm run build && node dist/bench/service-size.js [--clusters 1,10] [--pods 300,1000,10000]

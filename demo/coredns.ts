@@ -6,7 +6,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { COREDNS_CONFIGMAP, COREDNS_NAMESPACE } from '../operator/corefile/kinds.js';
-import { WatchedResource } from '../operator/runtime/informer.js';
+import { WatchedResource } from '../operator/manager/runtime/informer.js';
 import type { ProcessGroup, ManagedProcess } from './processes.js';
 
 /**

@@ -1,4 +1,5 @@
-import { duration, hostPort, parseFlags, usage, UsageError } from './flags.js';
+import { duration, hostPort, UsageError } from './flag-values.js';
+import { parseFlags, usage } from './flags.js';
 
 describe('flags', () => {
   it('has defaults: zone xcc.test, Kubernetes mode when no records file, SOA from the zone', () => {
@@ -34,6 +35,12 @@ describe('flags', () => {
       );
   });
 
+  it('chooses the UDP path: native (batched) by default, dgram on request, nothing else', () => {
+    expect(parseFlags([])!.udpIo).toBe('native');
+    expect(parseFlags(['--udp-io', 'dgram'])!.udpIo).toBe('dgram');
+    expect(() => parseFlags(['--udp-io', 'io_uring'])).toThrow(/--udp-io io_uring: 'native' or 'dgram'/);
+  });
+
   it('names the Pod whose probe report this replica writes, and refuses what is no object name', () => {
     expect(parseFlags(['--pod-name', 'capi-dns-server-7d4-x2', '--pod-uid', 'u-1'])!.kubernetes?.pod).toEqual(
       {
@@ -46,6 +53,20 @@ describe('flags', () => {
       /--pod-name Bad_Name: not a Kubernetes object name/,
     );
     expect(() => parseFlags(['--pod-uid', 'u-1'])).toThrow(/--pod-uid: needs --pod-name/);
+  });
+
+  it("defaults the Pod's name to the host name in a Pod, and to none outside one", () => {
+    const inPod = { inPod: true, hostname: 'capi-dns-server-7d4-x2' };
+    expect(parseFlags([], inPod)!.kubernetes?.pod).toEqual({
+      name: 'capi-dns-server-7d4-x2',
+      uid: undefined,
+    });
+    expect(parseFlags(['--pod-uid', 'u-1'], inPod)!.kubernetes?.pod).toEqual({
+      name: 'capi-dns-server-7d4-x2',
+      uid: 'u-1',
+    });
+    expect(parseFlags(['--pod-name', 'p'], inPod)!.kubernetes?.pod).toEqual({ name: 'p', uid: undefined });
+    expect(parseFlags([], { inPod: false, hostname: 'laptop' })!.kubernetes?.pod).toBeUndefined();
   });
 
   it('takes repeated zones, a records file alone, or both sources', () => {

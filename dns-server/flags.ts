@@ -1,10 +1,11 @@
 // Command-line flags → configuration. Pure, so that it is tested without a process.
-import { parseArgs } from 'node:util';
+import { hostname } from 'node:os';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
+import { hostPort, readArgv, UsageError, type FlagValues } from './flag-values.js';
 import { parseName } from './zone/name.js';
 import type { ZoneConfig } from './zone/compile.js';
 import type { ZoneDefaults } from './zone/declared.js';
-import type { Level } from '../process/log.js';
+import type { Level } from '../runtime/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
 
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   logQueries: boolean;
   /** Processes answering queries on the shared sockets (cluster module); 1: this process alone. */
   workers: number;
+  /** UDP through the batched native module (falling back to dgram where it cannot load), or dgram. */
+  udpIo: 'native' | 'dgram';
 }
 
 const FLAGS = {
@@ -72,7 +75,7 @@ const FLAGS = {
   },
   'pod-name': {
     type: 'string',
-    help: "this replica's Pod (Kubernetes mode): its health-check probe report is written under this name for the operator's GatewayDNS status",
+    help: "this replica's Pod (Kubernetes mode): its health-check probe report is written under this name for the operator's GatewayDNS status (default in a Pod: its host name, which is the Pod's name)",
   },
   'pod-uid': {
     type: 'string',
@@ -94,6 +97,11 @@ const FLAGS = {
     type: 'string',
     default: '30',
     help: 'SOA minimum: TTL of negative answers (RFC 2308), seconds',
+  },
+  'udp-io': {
+    type: 'string',
+    default: 'native',
+    help: "UDP system calls: 'native' batches them (recvmmsg/sendmmsg; dgram where the module cannot load), 'dgram' one per datagram",
   },
   'max-udp-size': {
     type: 'string',
@@ -161,7 +169,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h', help: 'print this help' },
 } as const;
 
-export class UsageError extends Error {}
+type Flags = FlagValues<keyof typeof FLAGS>;
 
 export function usage(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => {
@@ -184,129 +192,159 @@ export function usage(): string {
   ].join('\n');
 }
 
-/** Parses argv (without node and the script); returns undefined when --help was asked for. */
-export function parseFlags(argv: string[]): Config | undefined {
-  const options = Object.fromEntries(
-    Object.entries(FLAGS).map(([k, f]) => [
-      k,
-      {
-        type: f.type,
-        ...('multiple' in f ? { multiple: true } : {}),
-        ...('short' in f ? { short: f.short } : {}),
-      },
-    ]),
-  ) as Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
-  let values: Record<string, unknown>;
-  try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (values.help) return undefined;
-  const str = (k: keyof typeof FLAGS): string | undefined => {
-    const v = values[k];
-    if (v !== undefined) return v as string;
-    const f = FLAGS[k];
-    return 'default' in f ? (f.default as string) : undefined;
-  };
-  const int = (k: keyof typeof FLAGS, min: number, max: number): number => {
-    const raw = str(k)!;
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < min || n > max)
-      throw new UsageError(`--${k} ${raw}: not an integer from ${min} to ${max}`);
-    return n;
-  };
-  const names = (k: 'zone' | 'ns'): string[] => (values[k] as string[] | undefined) ?? [];
-  const name = (raw: string, flag: string): string => {
-    try {
-      return parseName(raw, { wildcard: false });
-    } catch (err) {
-      throw new UsageError(`--${flag}: ${(err as Error).message}`);
-    }
-  };
+/**
+ * Where the process runs, for defaults: in a Pod (the kubelet sets KUBERNETES_SERVICE_HOST) the
+ * host name is the Pod's name unless its spec sets another (spec.hostname).
+ */
+export interface Surroundings {
+  inPod: boolean;
+  hostname: string;
+}
 
-  const recordsFile = str('records-file');
-  const kubeconfig = str('kubeconfig');
-  const useKubernetes = Boolean(values.kubernetes) || kubeconfig !== undefined || recordsFile === undefined;
-  const rawClusterset = str('clusterset-domain') ?? '';
-  const clustersetDomain =
-    useKubernetes && rawClusterset !== '' ? name(rawClusterset, 'clusterset-domain') : undefined;
-  const zoneNames = (names('zone').length > 0 ? names('zone') : [DEFAULT_ZONE]).map((z) => name(z, 'zone'));
-  if (new Set(zoneNames).size !== zoneNames.length) throw new UsageError('--zone: the same zone twice');
+export function surroundings(): Surroundings {
+  return { inPod: Boolean(process.env.KUBERNETES_SERVICE_HOST), hostname: hostname() };
+}
+
+/** Parses argv (without node and the script); returns undefined when --help was asked for. */
+export function parseFlags(argv: string[], around: Surroundings = surroundings()): Config | undefined {
+  const flags = readArgv(argv, FLAGS);
+  if (!flags) return undefined;
+  const recordsFile = flags.string('records-file');
+  const kubeconfig = flags.string('kubeconfig');
+  const useKubernetes = flags.set('kubernetes') || kubeconfig !== undefined || recordsFile === undefined;
+  const clustersetDomain = useKubernetes ? clustersetDomainOf(flags) : undefined;
+  const zones = zonesOf(flags, clustersetDomain);
+  const logLevel = logLevelOf(flags);
+  const health = flags.string('health-listen');
+  return {
+    listen: hostPort(flags.string('listen')!, 'listen'),
+    healthListen: health === undefined ? undefined : hostPort(health, 'health-listen'),
+    zones,
+    zoneDefaults: zoneDefaultsOf(flags),
+    recordsFile,
+    kubernetes: useKubernetes ? kubernetesOf(flags, kubeconfig, clustersetDomain, around) : undefined,
+    maxUdpSize: flags.int('max-udp-size', 512, 65535),
+    tcp: tcpLimitsOf(flags),
+    filePollMs: flags.duration('file-poll'),
+    debounceMs: flags.duration('debounce'),
+    buildWorkerIdleMs: flags.duration('build-worker-idle'),
+    buildHeapLimitMiB: flags.mebibytes('build-heap-limit'),
+    lameDuckMs: flags.duration('lameduck'),
+    logLevel,
+    logQueries: flags.set('log-queries'),
+    workers: flags.int('workers', 1, 64),
+    udpIo: udpIoOf(flags.string('udp-io')!),
+  };
+}
+
+function udpIoOf(raw: string): 'native' | 'dgram' {
+  if (raw !== 'native' && raw !== 'dgram') throw new UsageError(`--udp-io ${raw}: 'native' or 'dgram'`);
+  return raw;
+}
+
+/** A domain name given to a flag (no wildcard). */
+function nameOf(raw: string, flag: string): string {
+  try {
+    return parseName(raw, { wildcard: false });
+  } catch (err) {
+    throw new UsageError(`--${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** The clusterset zone (Kubernetes mode); none when ''. */
+function clustersetDomainOf(flags: Flags): string | undefined {
+  const raw = flags.string('clusterset-domain') ?? '';
+  return raw === '' ? undefined : nameOf(raw, 'clusterset-domain');
+}
+
+/** Every zone served: the --zone ones (or the default), then the clusterset zone, each with its SOA and NS. */
+function zonesOf(flags: Flags, clustersetDomain: string | undefined): ZoneConfig[] {
+  const given = flags.list('zone');
+  const names = (given.length > 0 ? given : [DEFAULT_ZONE]).map((z) => nameOf(z, 'zone'));
+  if (new Set(names).size !== names.length) throw new UsageError('--zone: the same zone twice');
   if (clustersetDomain) {
-    if (
-      zoneNames.some(
-        (z) =>
-          z === clustersetDomain || z.endsWith(`.${clustersetDomain}`) || clustersetDomain.endsWith(`.${z}`),
-      )
-    )
+    const overlaps = (z: string) =>
+      z === clustersetDomain || z.endsWith(`.${clustersetDomain}`) || clustersetDomain.endsWith(`.${z}`);
+    if (names.some(overlaps))
       throw new UsageError(
         `--clusterset-domain ${clustersetDomain}: overlaps a --zone (one server, one owner per name)`,
       );
-    zoneNames.push(clustersetDomain);
+    names.push(clustersetDomain);
   }
-  const u32 = 2 ** 32 - 1;
-  const zones = zoneNames.map((zone): ZoneConfig => {
-    const mname = name(str('soa-mname') ?? `ns1.${zone}`, 'soa-mname');
-    return {
-      name: zone,
-      mname,
-      rname: name(str('soa-rname') ?? `hostmaster.${zone}`, 'soa-rname'),
-      nameServers: names('ns').length > 0 ? names('ns').map((n) => name(n, 'ns')) : [mname],
-      ttl: int('soa-ttl', 0, 2 ** 31 - 1),
-      refresh: int('soa-refresh', 0, u32),
-      retry: int('soa-retry', 0, u32),
-      expire: int('soa-expire', 0, u32),
-      minimum: int('soa-minimum', 0, u32),
-    };
-  });
+  return names.map((zone) => apexOf(flags, zone));
+}
 
-  const level = str('log-level') as Level;
+/** The --soa-* and --ns flags, for the zones declared through the API (zone/declared.ts). */
+function zoneDefaultsOf(flags: Flags): ZoneDefaults {
+  const u32 = 2 ** 32 - 1;
+  const mname = flags.string('soa-mname');
+  const rname = flags.string('soa-rname');
+  return {
+    ...(mname !== undefined ? { mname: nameOf(mname, 'soa-mname') } : {}),
+    ...(rname !== undefined ? { rname: nameOf(rname, 'soa-rname') } : {}),
+    nameServers: flags.list('ns').map((n) => nameOf(n, 'ns')),
+    ttl: flags.int('soa-ttl', 0, 2 ** 31 - 1),
+    refresh: flags.int('soa-refresh', 0, u32),
+    retry: flags.int('soa-retry', 0, u32),
+    expire: flags.int('soa-expire', 0, u32),
+    minimum: flags.int('soa-minimum', 0, u32),
+  };
+}
+
+/** A zone's SOA and NS, from the --soa-* and --ns flags. */
+function apexOf(flags: Flags, zone: string): ZoneConfig {
+  const u32 = 2 ** 32 - 1;
+  const mname = nameOf(flags.string('soa-mname') ?? `ns1.${zone}`, 'soa-mname');
+  const ns = flags.list('ns');
+  return {
+    name: zone,
+    mname,
+    rname: nameOf(flags.string('soa-rname') ?? `hostmaster.${zone}`, 'soa-rname'),
+    nameServers: ns.length > 0 ? ns.map((n) => nameOf(n, 'ns')) : [mname],
+    ttl: flags.int('soa-ttl', 0, 2 ** 31 - 1),
+    refresh: flags.int('soa-refresh', 0, u32),
+    retry: flags.int('soa-retry', 0, u32),
+    expire: flags.int('soa-expire', 0, u32),
+    minimum: flags.int('soa-minimum', 0, u32),
+  };
+}
+
+function kubernetesOf(
+  flags: Flags,
+  kubeconfig: string | undefined,
+  clustersetDomain: string | undefined,
+  around: Surroundings,
+): Config['kubernetes'] {
+  return {
+    kubeconfig,
+    namespace: flags.string('namespace')!,
+    resyncMs: flags.duration('resync'),
+    clustersetDomain,
+    // Without --pod-name a replica in a Pod still reports, under its host name: a report
+    // silently missing left the GatewayDNS status blind to this replica's probes.
+    pod: podOf(
+      flags.string('pod-name') ?? (around.inPod ? around.hostname : undefined),
+      flags.string('pod-uid'),
+    ),
+  };
+}
+
+function tcpLimitsOf(flags: Flags): TcpLimits {
+  return {
+    idleMs: flags.duration('tcp-idle-timeout'),
+    messageTimeoutMs: flags.duration('tcp-message-timeout'),
+    maxLifetimeMs: flags.duration('tcp-max-lifetime'),
+    maxQueries: flags.int('tcp-max-queries', 1, 2 ** 31 - 1),
+    maxConnections: flags.int('tcp-max-connections', 1, 1_000_000),
+    maxPerClient: flags.int('tcp-max-connections-per-client', 1, 1_000_000),
+  };
+}
+
+function logLevelOf(flags: Flags): Level {
+  const level = flags.string('log-level') as Level;
   if (!['debug', 'info', 'warn', 'error'].includes(level))
     throw new UsageError(`--log-level ${level}: not a level`);
-  const health = str('health-listen');
-  return {
-    listen: hostPort(str('listen')!, 'listen'),
-    healthListen: health === undefined ? undefined : hostPort(health, 'health-listen'),
-    zones,
-    zoneDefaults: {
-      ...(str('soa-mname') !== undefined ? { mname: name(str('soa-mname')!, 'soa-mname') } : {}),
-      ...(str('soa-rname') !== undefined ? { rname: name(str('soa-rname')!, 'soa-rname') } : {}),
-      nameServers: names('ns').map((n) => name(n, 'ns')),
-      ttl: int('soa-ttl', 0, 2 ** 31 - 1),
-      refresh: int('soa-refresh', 0, u32),
-      retry: int('soa-retry', 0, u32),
-      expire: int('soa-expire', 0, u32),
-      minimum: int('soa-minimum', 0, u32),
-    },
-    recordsFile,
-    kubernetes: useKubernetes
-      ? {
-          kubeconfig,
-          namespace: str('namespace')!,
-          resyncMs: duration(str('resync')!, 'resync'),
-          clustersetDomain,
-          pod: podOf(str('pod-name'), str('pod-uid')),
-        }
-      : undefined,
-    maxUdpSize: int('max-udp-size', 512, 65535),
-    tcp: {
-      idleMs: duration(str('tcp-idle-timeout')!, 'tcp-idle-timeout'),
-      messageTimeoutMs: duration(str('tcp-message-timeout')!, 'tcp-message-timeout'),
-      maxLifetimeMs: duration(str('tcp-max-lifetime')!, 'tcp-max-lifetime'),
-      maxQueries: int('tcp-max-queries', 1, 2 ** 31 - 1),
-      maxConnections: int('tcp-max-connections', 1, 1_000_000),
-      maxPerClient: int('tcp-max-connections-per-client', 1, 1_000_000),
-    },
-    filePollMs: duration(str('file-poll')!, 'file-poll'),
-    debounceMs: duration(str('debounce')!, 'debounce'),
-    buildWorkerIdleMs: duration(str('build-worker-idle')!, 'build-worker-idle'),
-    buildHeapLimitMiB: mebibytes(str('build-heap-limit')!, 'build-heap-limit'),
-    lameDuckMs: duration(str('lameduck')!, 'lameduck'),
-    logLevel: level,
-    logQueries: Boolean(values['log-queries']),
-    workers: int('workers', 1, 64),
-  };
+  return level;
 }
 
 function podOf(
@@ -320,28 +358,4 @@ function podOf(
   if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))
     throw new UsageError(`--pod-name ${name}: not a Kubernetes object name`);
   return { name, uid: uid || undefined };
-}
-
-/** "127.0.0.1:53", "[::1]:53", ":53" (host '': every address of both families). */
-export function hostPort(raw: string, flag: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(raw);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) throw new UsageError(`--${flag} ${raw}: not HOST:PORT`);
-  return { host: m[1] ?? m[2] ?? '', port };
-}
-
-/** "160Mi" → 160 (MiB, the unit V8's heap limits take; at least 16). */
-export function mebibytes(raw: string, flag: string): number {
-  const m = /^(\d{1,6})Mi$/.exec(raw);
-  if (!m || Number(m[1]) < 16)
-    throw new UsageError(`--${flag} ${raw}: not a size like 160Mi (at least 16Mi)`);
-  return Number(m[1]);
-}
-
-/** "500ms", "10s", "5m", "1h" → milliseconds. */
-export function duration(raw: string, flag: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(raw);
-  if (!m) throw new UsageError(`--${flag} ${raw}: not a duration like 500ms, 10s or 5m`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
-  return Number(m[1]) * unit;
 }

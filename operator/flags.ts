@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
-import type { Level } from './runtime/log.js';
+import type { Level } from './manager/runtime/log.js';
 
 export interface Flags {
   kubeconfig?: string;

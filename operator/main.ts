@@ -7,11 +7,11 @@ import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
 import { ZoneController } from './zones/controller.js';
 import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
-import { parseListen, startHealthServer } from '../process/health.js';
-import { reuseConnections } from '../process/kube-connections.js';
-import { fatalLine } from '../process/log.js';
-import { stopOnSignals } from '../process/signals.js';
-import { createLogger, errorText } from './runtime/log.js';
+import { parseListen, startHealthServer } from '../runtime/health.js';
+import { reuseConnections } from '../runtime/kube-connections.js';
+import { fatalLine } from '../runtime/log.js';
+import { stopOnSignals } from '../runtime/signals.js';
+import { createLogger, errorText } from './manager/runtime/log.js';
 
 /**
  * Writes in flight to one workload cluster: enough to keep a connection busy, few enough that a
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
         workers: flags.workers,
       }),
     );
-  // DNSZones (ADR 0212): the delegations in force, which the GatewayDNS claims read.
+  // DNSZones (ADR 0213): the delegations in force, which the GatewayDNS claims read.
   if (!cleanup) mgr.add(new ZoneController(mgr, { flagZones: [flags.domainSuffix, ...flags.zones] }));
   // Only a Corefile clean-up starts the Corefile controller in a clean-up: --cleanup-mirrors alone must not add blocks.
   const corefiles =
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
         ? removeAllMirrors({
             clusters: mgr.clusters,
             listClusters: () =>
-              mgr.cache.clusterObjects
+              mgr.provider
                 .list()
                 .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
             log,

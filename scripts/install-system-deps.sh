@@ -3,7 +3,9 @@
 # the reference DNS server, dnsperf for load, curl; what `npm run images`
 # and its test need: mmdebstrap (Debian root file systems), gcc with the static
 # C library (the pause binary), setcap (CoreDNS's file capability), umoci and
-# runc (run the images), skopeo (copy them to a registry); and for the test
+# runc (run the images), skopeo (copy them to a registry); python3, make and g++
+# for node-gyp, which `npm ci` runs to build the dns-server's batched UDP module
+# (scripts/build-native.sh); and for the test
 # environment's nodes (testenv --nodes) containerd, the CNI plugins, iptables
 # and conntrack for kube-proxy, iproute2. Installs only what is missing, so a
 # warm machine skips apt entirely.
@@ -12,7 +14,7 @@ declare -A wants=([dig]=bind9-dnsutils [nsd]=nsd [dnsperf]=dnsperf [curl]=curl [
   [mmdebstrap]=mmdebstrap [gcc]=gcc [setcap]=libcap2-bin [umoci]=umoci [runc]=runc [skopeo]=skopeo
   [containerd]=containerd [/usr/lib/cni/bridge]=containernetworking-plugins
   [iptables]=iptables [conntrack]=conntrack [ip]=iproute2 [nsenter]=util-linux
-  [promtool]=prometheus)
+  [promtool]=prometheus [python3]=python3 [make]=make [g++]=g++)
 missing=()
 for cmd in "${!wants[@]}"; do
   command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || missing+=("${wants[$cmd]}")

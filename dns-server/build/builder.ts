@@ -5,7 +5,7 @@
 // build in process. This module imports nothing heavy: the main thread never
 // loads the YAML parser.
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { BuildReply, BuildRequest } from './messages.js';
 import type { ParseCache } from '../zone/compile.js';
 
@@ -59,6 +59,7 @@ export interface WorkerBuilderOptions {
 }
 
 export class WorkerBuilder {
+  readonly name = 'build-worker';
   private worker: Worker | undefined;
   private idle: NodeJS.Timeout | undefined;
   /** Builds run one at a time: the worker answers requests in order, one reply each. */
@@ -80,8 +81,8 @@ export class WorkerBuilder {
     return run;
   };
 
-  /** Ends the worker (on shutdown). */
-  async close(): Promise<void> {
+  /** Ends the worker (when idle, and on shutdown). */
+  async stop(): Promise<void> {
     if (this.idle) clearTimeout(this.idle);
     this.idle = undefined;
     const worker = this.worker;
@@ -94,7 +95,7 @@ export class WorkerBuilder {
   private buildNow(req: BuildRequest): Promise<BuildReply> {
     if (this.idle) clearTimeout(this.idle);
     this.idle = undefined;
-    const worker = (this.worker ??= this.start());
+    const worker = (this.worker ??= this.startWorker());
     // Held only while building: an idle worker must not keep the process alive.
     worker.ref();
     this.building = true;
@@ -111,7 +112,7 @@ export class WorkerBuilder {
         // A large zone's build leaves a heap of hundreds of megabytes that V8 is slow to give back
         // (100,000 records: 300 MB after one build, 600 MB after three): such a thread is not kept.
         const keep = (reply.workerHeapBytes ?? 0) <= MAX_WARM_HEAP_BYTES;
-        this.idle = setTimeout(() => void this.close(), keep ? this.idleMs : 0);
+        this.idle = setTimeout(() => void this.stop(), keep ? this.idleMs : 0);
         this.idle.unref();
         resolve(reply);
       };
@@ -134,7 +135,7 @@ export class WorkerBuilder {
     });
   }
 
-  private start(): Worker {
+  private startWorker(): Worker {
     const worker = new Worker(new URL('./worker.js', import.meta.url), {
       resourceLimits: {
         maxOldGenerationSizeMb: this.opts.heapLimitMiB,
@@ -158,4 +159,19 @@ export class WorkerBuilder {
     if (this.worker === worker) this.worker = undefined;
     void worker.terminate();
   }
+}
+
+/** Builds in a worker thread; in this thread if a worker cannot be started. */
+export function fallingBack(builds: WorkerBuilder, log: Logger): Builder {
+  const inProcess = inProcessBuilder();
+  return async (req) => {
+    try {
+      return await builds.build(req);
+    } catch (err) {
+      // The same build in the main thread would take the same memory, without a limit but the pod's.
+      if (err instanceof BuildHeapLimitError) throw err;
+      log.warn('build worker failed; building in the main thread', { error: err });
+      return inProcess(req);
+    }
+  };
 }

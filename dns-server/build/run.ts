@@ -4,7 +4,7 @@
 // zones' records ever live on the thread that answers queries; tests call it
 // in process.
 import { parseRecordsFile } from '../sources/records-file.js';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import { encodeServed } from '../wire/served.js';
 import { compileZones, ParseCache, type SourcedRecordSet } from '../zone/compile.js';
 import { consume } from '../zone/consume.js';

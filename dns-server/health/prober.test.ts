@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HealthCheck } from '../../api/index.js';
-import { silentLogger } from '../../process/log.js';
+import { silentLogger } from '../../runtime/log.js';
 import type { ProbeTarget } from '../zone/policy.js';
 import { probe, Prober } from './prober.js';
 

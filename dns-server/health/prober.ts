@@ -10,7 +10,7 @@
 import { connect } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { ProbeTarget } from '../zone/policy.js';
 
 export interface ProberOptions {
@@ -40,6 +40,7 @@ export interface ProberStats {
 }
 
 export class Prober {
+  readonly name = 'prober';
   private readonly states = new Map<string, TargetState>();
   private readonly unhealthy = new Set<string>();
   private inFlight = 0;

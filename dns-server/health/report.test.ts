@@ -7,8 +7,8 @@ import {
   PROBE_REPORT_MAX_UNHEALTHY,
   ProbeReportError,
 } from '../../api/index.js';
-import { Backoff } from '../../process/backoff.js';
-import { silentLogger } from '../../process/log.js';
+import { Backoff } from '../../runtime/backoff.js';
+import { silentLogger } from '../../runtime/log.js';
 import { ProbeReportWriter, reportConfigMap, reportOf } from './report.js';
 
 const POD = { namespace: 'capi-dns', name: 'capi-dns-server-abc', uid: 'uid-1' };

@@ -12,8 +12,8 @@ import {
   serializeProbeReport,
   type ProbeReport,
 } from '../../api/index.js';
-import { Backoff } from '../../process/backoff.js';
-import type { Logger } from '../../process/log.js';
+import { Backoff } from '../../runtime/backoff.js';
+import type { Logger } from '../../runtime/log.js';
 
 export interface ReportPod {
   namespace: string;
@@ -61,6 +61,7 @@ export interface ReportWriterOptions {
 }
 
 export class ProbeReportWriter {
+  readonly name = 'probe-report';
   private latest?: string;
   private written?: string;
   private timer?: NodeJS.Timeout;

@@ -13,7 +13,12 @@ describe('dns-server metrics', () => {
     primary.countQuery('udp', undefined, undefined, -1, 0.2); // not parsed, dropped
     answerer.countQuery('udp', 'xcc.test', 1, 0, 0.000004);
     answerer.countQuery('udp', 'xcc.test', 4242, 0, 0.000004); // not a monitored type
+    answerer.udpNotSent = () => [2, 5];
     primary.setPeer(1, JSON.parse(JSON.stringify(answerer.counters())));
+    expect(await lines(primary, 'capi_dns_server_udp_answers_not_sent_total{')).toEqual([
+      'capi_dns_server_udp_answers_not_sent_total{reason="refused"} 2',
+      'capi_dns_server_udp_answers_not_sent_total{reason="buffer_full"} 5',
+    ]);
     expect(await lines(primary, 'capi_dns_server_dns_requests_total{')).toEqual([
       'capi_dns_server_dns_requests_total{zone="xcc.test.",proto="udp",type="A"} 2',
       'capi_dns_server_dns_requests_total{zone="xcc.test.",proto="udp",type="other"} 1',

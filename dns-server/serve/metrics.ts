@@ -5,8 +5,8 @@
 // DNS metrics have CoreDNS's names and labels
 // (coredns_dns_requests_total{zone,proto,type}, …) under the capi_dns_server_
 // prefix: dashboards written for CoreDNS read them.
-import { registerBuildInfo } from '../../process/build-info.js';
-import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../process/metrics.js';
+import { registerBuildInfo } from '../../runtime/build-info.js';
+import { Counter, Gauge, processRegistry, registerReadHistogram, Registry } from '../../runtime/metrics.js';
 import { DURATION_BUCKETS, NO_ZONE, ZoneCounts, zoneLabel, type ZoneCounters } from './query-counts.js';
 import { CLOSE_REASONS, type CloseReason } from './tcp-connections.js';
 import type { ProberStats } from '../health/prober.js';
@@ -15,7 +15,16 @@ export interface QueryCounters {
   zones: [string, ZoneCounters][];
   /** TCP connections closed by the server (or refused), by reason, indexed as CLOSE_REASONS. */
   tcpClosed: number[];
+  /** UDP answers made but not sent (the batched path), by reason, indexed as UDP_NOT_SENT. */
+  udpNotSent: number[];
 }
+
+/**
+ * Why an answer made on the batched UDP path was not sent: the kernel refused that datagram
+ * (EMSGSIZE, an unreachable peer), or the send buffer stayed full and the rest of its batch was
+ * dropped (EAGAIN, ENOBUFS). See native-udp.ts.
+ */
+export const UDP_NOT_SENT = ['refused', 'buffer_full'] as const;
 
 export class Metrics {
   /** Query counts by zone name (NO_ZONE for none). */
@@ -31,6 +40,8 @@ export class Metrics {
     connections: 0,
     bufferedBytes: 0,
   });
+  /** UDP answers not sent so far, indexed as UDP_NOT_SENT (the batched path sets it). */
+  udpNotSent: () => number[] = () => UDP_NOT_SENT.map(() => 0);
   /** The health checks of the traffic policies (health/prober.ts), read when scraped. */
   probes: () => ProberStats | undefined = () => undefined;
   /** Per policy name and type ("name/A"), the tier answering (null: none healthy), as of the last build. */
@@ -55,6 +66,7 @@ export class Metrics {
     return {
       zones: [...this.byZone].map(([zone, c]) => [zone, c.toJSON()]),
       tcpClosed: [...this.tcpClosed],
+      udpNotSent: this.udpNotSent(),
     };
   }
 
@@ -153,6 +165,7 @@ export class Metrics {
   private totals() {
     const byZone = new Map<string, ZoneCounts>();
     const tcpClosed = CLOSE_REASONS.map(() => 0);
+    const udpNotSent = UDP_NOT_SENT.map(() => 0);
     for (const c of [this.counters(), ...this.peers.values()]) {
       for (const [zone, counts] of c.zones) {
         let sum = byZone.get(zone);
@@ -160,8 +173,9 @@ export class Metrics {
         sum.add(counts);
       }
       c.tcpClosed.forEach((n, i) => (tcpClosed[i]! += n));
+      c.udpNotSent.forEach((n, i) => (udpNotSent[i]! += n));
     }
-    return { byZone, tcpClosed };
+    return { byZone, tcpClosed, udpNotSent };
   }
 
   private register(): void {
@@ -210,6 +224,17 @@ export class Metrics {
         const t = totals();
         this.reset();
         CLOSE_REASONS.forEach((reason, i) => this.inc({ reason }, t.tcpClosed[i]!));
+      },
+    });
+    new Counter({
+      name: 'capi_dns_server_udp_answers_not_sent_total',
+      help: 'UDP answers made but not sent (batched path), by reason: refused (the kernel refused that datagram: EMSGSIZE, an unreachable peer), buffer_full (the send buffer stayed full: EAGAIN, ENOBUFS).',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        const t = totals();
+        this.reset();
+        UDP_NOT_SENT.forEach((reason, i) => this.inc({ reason }, t.udpNotSent[i]!));
       },
     });
     const gauge = (name: string, help: string, value: () => number) =>

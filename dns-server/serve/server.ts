@@ -2,10 +2,11 @@
 // Everything here is transport: the answers come from the Responder.
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from './metrics.js';
-import type { Responder } from '../wire/responder.js';
+import type { Outcome, Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';
+import { BatchedUdp, errnoName, loadUdpBatch, STAT } from './native-udp.js';
 
 export interface ServerOptions {
   /** An address, or '' for every address of both families (IPv4 only where the host has no IPv6). */
@@ -14,16 +15,33 @@ export interface ServerOptions {
   tcp: TcpLimits;
   /** Log every query (debug aid; off by default). */
   logQueries: boolean;
+  /**
+   * UDP through the batched native module (recvmmsg/sendmmsg, docs/adr/0105), or Node's dgram
+   * (one system call each way per datagram). 'native' falls back to dgram, said once in the log,
+   * where the module cannot load.
+   */
+  udpIo: 'native' | 'dgram';
+  /** Octets of the largest UDP response (--max-udp-size): the size of an output slot. */
+  maxUdpSize: number;
 }
+
+/** Why the native path is not taken, logged once per process rather than once per socket. */
+let fallbackSaid = false;
+/** How often the batched path's send errors are looked at and logged (when there were any). */
+const SEND_ERRORS_LOG_MS = 1000;
 
 /** Errors that say the host has no IPv6 (disabled in the kernel or in the network namespace). */
 const NO_IPV6 = new Set(['EAFNOSUPPORT', 'EADDRNOTAVAIL', 'EPROTONOSUPPORT']);
 
 export class DnsServer {
   private udp: dgram.Socket | undefined;
+  private batched: BatchedUdp | undefined;
+  private batchedErrors: NodeJS.Timeout | undefined;
   private tcp: net.Server | undefined;
   private readonly connections: TcpConnections;
   private failures = 0;
+  /** When the last answer was made (performance.now()): in a batch, when the next one begins. */
+  private answered = 0;
   /** The address both sockets are bound to: opts.host, or for '' the dual-stack or IPv4 wildcard. */
   private host: string;
 
@@ -36,7 +54,7 @@ export class DnsServer {
     this.host = opts.host;
     this.connections = new TcpConnections({
       limits: opts.tcp,
-      answer: (msg, peer) => this.answer(msg, 'tcp', peer),
+      answer: (msg, peer) => this.answer(msg, 'tcp', peer)?.response,
       onClose: (reason) => metrics.countTcpClose(reason),
     });
     metrics.tcpState = () => this.tcpState();
@@ -58,6 +76,7 @@ export class DnsServer {
         return await this.bindBoth();
       } catch (err) {
         if (!NO_IPV6.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+        this.closeBatched();
         this.udp?.close();
         this.log.warn('no IPv6 on this host: listening on IPv4 only', { error: err });
         this.host = '0.0.0.0';
@@ -80,6 +99,7 @@ export class DnsServer {
       } catch (err) {
         const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
         if (this.opts.port !== 0 || !inUse || attempt >= 10) throw err;
+        this.closeBatched();
         await new Promise<void>((resolve) => this.udp!.close(() => resolve()));
       }
     }
@@ -107,7 +127,63 @@ export class DnsServer {
         resolve();
       });
     });
+    if (this.opts.udpIo === 'native') this.takeOverReading(udp);
     return udp.address().port;
+  }
+
+  /** The batched path on the bound socket, if the module loads; else dgram goes on reading it. */
+  private takeOverReading(udp: dgram.Socket): void {
+    const mod = loadUdpBatch();
+    try {
+      if (mod instanceof Error) throw mod;
+      const batched = new BatchedUdp(
+        mod,
+        udp,
+        Math.max(this.opts.maxUdpSize, 512),
+        (msg, into, peer, slot) => {
+          // One clock read per query: in a batch each query begins when the one before it was answered.
+          const out = this.answer(msg, 'udp', peer, into, slot === 0 ? performance.now() : this.answered);
+          if (!out || out.length === 0) return 0;
+          // Larger than the slot cannot happen (the responder caps UDP at --max-udp-size); if it did,
+          // the answer is copied as far as it fits rather than sent from a stray buffer.
+          if (out.response !== into) out.response!.copy(into, 0, 0, Math.min(out.length, into.length));
+          return Math.min(out.length, into.length);
+        },
+      );
+      this.batched = batched;
+      this.metrics.udpNotSent = () => [batched.stats[STAT.sendErrors]!, batched.stats[STAT.sendDropped]!];
+      let logged = { errors: 0, dropped: 0 };
+      this.batchedErrors = setInterval(() => {
+        const errors = batched.stats[STAT.sendErrors]!;
+        const dropped = batched.stats[STAT.sendDropped]!;
+        if (errors === logged.errors && dropped === logged.dropped) return;
+        // The reasons of capi_dns_server_udp_answers_not_sent_total.
+        this.log.warn('UDP answers not sent', {
+          refused: errors - logged.errors,
+          bufferFull: dropped - logged.dropped,
+          lastError: errnoName(batched.stats[STAT.lastSendErrno]!),
+        });
+        logged = { errors, dropped };
+      }, SEND_ERRORS_LOG_MS).unref();
+    } catch (err) {
+      if (!fallbackSaid)
+        this.log.warn('UDP through dgram: the batched native module is not usable', { error: err });
+      fallbackSaid = true;
+    }
+  }
+
+  private closeBatched(): void {
+    clearInterval(this.batchedErrors);
+    const stats = this.batched?.stats;
+    if (stats)
+      this.log.info('UDP batched path closed', {
+        batches: stats[STAT.batches],
+        received: stats[STAT.received],
+        sent: stats[STAT.sent],
+        notSent: stats[STAT.sendErrors]! + stats[STAT.sendDropped]!,
+      });
+    this.batched?.close();
+    this.batched = undefined;
   }
 
   private async listenTcp(port: number): Promise<void> {
@@ -127,37 +203,50 @@ export class DnsServer {
 
   async stop(): Promise<void> {
     this.connections.stop();
+    this.closeBatched();
     await Promise.all([
       new Promise<void>((resolve) => (this.udp ? this.udp.close(() => resolve()) : resolve())),
       new Promise<void>((resolve) => (this.tcp ? this.tcp.close(() => resolve()) : resolve())),
     ]);
   }
 
-  private answer(msg: Buffer, transport: 'udp' | 'tcp', peer: string): Buffer | undefined {
-    const began = performance.now();
+  /** The response (the responder's reused Outcome: read it at once), undefined after a failure. */
+  private answer(
+    msg: Buffer,
+    transport: 'udp' | 'tcp',
+    peer: string | (() => string),
+    into?: Buffer,
+    began = performance.now(),
+  ): Outcome | undefined {
     try {
-      const out = this.responder.respond(msg, transport);
-      this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (performance.now() - began) / 1000);
+      const out = this.responder.respond(msg, transport, into);
+      const ended = (this.answered = performance.now());
+      this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (ended - began) / 1000);
       if (this.opts.logQueries)
         this.log.info('query', {
-          peer,
+          peer: typeof peer === 'string' ? peer : peer(),
           transport,
           qtype: out.qtype,
           rcode: out.rcode,
-          size: out.response?.length,
+          size: out.response ? out.length : undefined,
         });
-      return out.response;
+      return out;
     } catch (err) {
       // A bug must cost one answer, not the server. Logged sparingly: a flood would flood the log.
-      this.metrics.countQuery(transport, undefined, undefined, 2, (performance.now() - began) / 1000);
+      this.answered = performance.now();
+      this.metrics.countQuery(transport, undefined, undefined, 2, (this.answered - began) / 1000);
       if (this.failures++ % 1000 === 0)
-        this.log.error('failed to answer a query', { error: err, failures: this.failures, peer });
+        this.log.error('failed to answer a query', {
+          error: err,
+          failures: this.failures,
+          peer: typeof peer === 'string' ? peer : peer(),
+        });
       return undefined;
     }
   }
 
   private onDatagram(msg: Buffer, peer: dgram.RemoteInfo): void {
-    const response = this.answer(msg, 'udp', peer.address);
+    const response = this.answer(msg, 'udp', peer.address)?.response;
     if (response) this.udp?.send(response, peer.port, peer.address);
   }
 }

@@ -1,5 +1,5 @@
 // Multi-Cluster Services: this cluster's ServiceImports and MCS EndpointSlices
-// (all namespaces), through process/restarting-informer.ts like the
+// (all namespaces), through runtime/restarting-informer.ts like the
 // DNSRecordSet source, turned into the clusterset zone's record sets
 // (clusterset-records.ts) at each change, never at query time. Until both
 // informers have listed, nothing is delivered; a cluster without the MCS CRDs
@@ -8,27 +8,18 @@
 import {
   CustomObjectsApi,
   DiscoveryV1Api,
-  KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { MCS_GROUP, MCS_SERVICE_NAME_LABEL, MCS_VERSION, SERVICEIMPORT_PLURAL } from '../../api/index.js';
-import { httpStatus } from '../../process/kube-errors.js';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../../process/log.js';
-import type { SourcedRecordSet } from '../zone/compile.js';
+import { httpStatus } from '../../runtime/kube-errors.js';
+import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
 import { clustersetRecordSets, type McsSliceLike, type ServiceImportLike } from './clusterset-records.js';
+import { freshInformerPolicy, type WatchSourceOptions } from './watch.js';
 
-export interface ClustersetSourceOptions {
-  kubeConfig: KubeConfig;
+export interface ClustersetSourceOptions extends WatchSourceOptions {
   /** The clusterset zone, e.g. clusterset.local. */
   zone: string;
-  resyncMs: number;
-  backoffMinMs: number;
-  backoffMaxMs: number;
-  onRecords: (source: string, sets: SourcedRecordSet[]) => void;
-  onError: (source: string) => void;
-  log: Logger;
 }
 
 export class ClustersetSource {
@@ -44,12 +35,7 @@ export class ClustersetSource {
     const custom = kc.makeApiClient(CustomObjectsApi);
     const discovery = kc.makeApiClient(DiscoveryV1Api);
     const importsPath = `/apis/${MCS_GROUP}/${MCS_VERSION}/${SERVICEIMPORT_PLURAL}`;
-    const common = {
-      restart: 'fresh' as const,
-      backoff: { minMs: opts.backoffMinMs, maxMs: opts.backoffMaxMs, jitter: 0 },
-      relistMs: opts.resyncMs,
-      relistJitter: 0.2,
-    };
+    const common = freshInformerPolicy(opts);
     this.imports = new RestartingInformer<KubernetesObject>({
       ...common,
       make: () =>

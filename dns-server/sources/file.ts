@@ -5,7 +5,7 @@
 // off the main thread. A file that does not parse is reported; the last good records stay.
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 
 export interface FileSourceOptions {
   path: string;

@@ -1,30 +1,15 @@
 // Kubernetes mode: DNSRecordSet objects of one namespace, through
-// process/restarting-informer.ts with a fresh informer per attempt: each
-// failure starts a new one after a backoff, and a new one also replaces the
-// running one now and then (with jitter) in case a watch went quiet without an
-// error. The store keeps the last delivered records meanwhile, so the server
+// runtime/restarting-informer.ts with a fresh informer per attempt (watch.ts).
+// The store keeps the last delivered records meanwhile, so the server
 // goes on answering while the API server is away.
-import {
-  CustomObjectsApi,
-  KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../../process/log.js';
+import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
+import { freshInformerPolicy, type WatchSourceOptions } from './watch.js';
 
-export interface KubernetesSourceOptions {
-  kubeConfig: KubeConfig;
+export interface KubernetesSourceOptions extends WatchSourceOptions {
   namespace: string;
-  /** Replace the informer with a freshly listed one about this often (±20 %). */
-  resyncMs: number;
-  backoffMinMs: number;
-  backoffMaxMs: number;
-  onRecords: (source: string, sets: SourcedRecordSet[]) => void;
-  onError: (source: string) => void;
-  log: Logger;
 }
 
 export class KubernetesSource {
@@ -46,11 +31,7 @@ export class KubernetesSource {
       }) as Promise<KubernetesListObject<KubernetesObject>>;
     this.informer = new RestartingInformer<KubernetesObject>({
       make: () => listWatch({ kc: opts.kubeConfig, path, list }),
-      restart: 'fresh',
-      // Not jittered: one watch per process, each retry logged with its wait.
-      backoff: { minMs: opts.backoffMinMs, maxMs: opts.backoffMaxMs, jitter: 0 },
-      relistMs: opts.resyncMs,
-      relistJitter: 0.2,
+      ...freshInformerPolicy(opts),
     });
     this.informer.onChange(() => this.deliver());
     this.informer.onSynced((why) => {

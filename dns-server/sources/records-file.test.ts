@@ -1,4 +1,4 @@
-import { silentLogger } from '../../process/log.js';
+import { silentLogger } from '../../runtime/log.js';
 import { parseRecordsFile, splitDocuments } from './records-file.js';
 
 describe('records file parsing', () => {

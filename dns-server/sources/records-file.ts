@@ -2,7 +2,7 @@
 // the build (a worker thread), so that the main thread never loads the parser.
 import { parse } from 'yaml';
 import { DNSRECORDSET_KIND, type DNSRecordSet } from '../../api/index.js';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
 
 /**

@@ -1,11 +1,13 @@
 // Kubernetes mode: the zones declared once on the management cluster
 // (DNSZone), as the operator tells them in the ConfigMap capi-dns-zones of this
-// server's namespace (api/zone-declaration.ts; ADR 0212). Watched by name;
-// no ConfigMap means no declared zone. A declaration that is not one is
-// logged and counted, and the zones served before stay.
+// server's namespace (api/zone-declaration.ts; ADR 0213). Watched by name, with
+// the informer policy of the other Kubernetes sources (watch.ts); no ConfigMap
+// means no declared zone. The store is handed the zones to serve: the flags'
+// first, then the declared ones (zone/declared.ts). A declaration that is not
+// one is logged and counted, and the zones served before stay.
 import {
   CoreV1Api,
-  KubeConfig,
+  type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type V1ConfigMap,
@@ -17,8 +19,11 @@ import {
   parseZoneDeclaration,
   type DeclaredZone,
 } from '../../api/index.js';
-import { listWatch, RestartingInformer } from '../../process/restarting-informer.js';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
+import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
+import type { ZoneConfig } from '../zone/compile.js';
+import { servedZones, type ZoneDefaults } from '../zone/declared.js';
+import { freshInformerPolicy } from './watch.js';
 
 export interface ZoneDeclarationSourceOptions {
   kubeConfig: KubeConfig;
@@ -26,7 +31,12 @@ export interface ZoneDeclarationSourceOptions {
   resyncMs: number;
   backoffMinMs: number;
   backoffMaxMs: number;
-  onZones: (zones: DeclaredZone[]) => void;
+  /** The zones of the flags (--zone, the clusterset zone): they win over a declared one. */
+  flagZones: readonly ZoneConfig[];
+  /** What a declared zone gets where it says nothing (--soa-*, --ns). */
+  defaults: ZoneDefaults;
+  /** The zones to serve now, every time the declaration changes. */
+  onZones: (zones: ZoneConfig[]) => void;
   onError: (source: string) => void;
   log: Logger;
 }
@@ -52,10 +62,7 @@ export class ZoneDeclarationSource {
               KubernetesListObject<V1ConfigMap & KubernetesObject>
             >,
         }),
-      restart: 'fresh',
-      backoff: { minMs: opts.backoffMinMs, maxMs: opts.backoffMaxMs, jitter: 0 },
-      relistMs: opts.resyncMs,
-      relistJitter: 0.2,
+      ...freshInformerPolicy({ ...opts, onRecords: () => undefined }),
     });
     this.informer.onChange(() => this.deliver());
     this.informer.onSynced(() => this.deliver());
@@ -93,7 +100,13 @@ export class ZoneDeclarationSource {
       return;
     }
     this.last = text;
+    const served = servedZones(this.opts.flagZones, zones, this.opts.defaults);
+    if (served.ignored.length)
+      this.opts.log.warn('declared zones left out: a --zone serves them or overlaps them', {
+        source: this.name,
+        zones: served.ignored,
+      });
     this.opts.log.info('zones declared', { source: this.name, zones: zones.map((z) => z.name) });
-    this.opts.onZones(zones);
+    this.opts.onZones(served.zones);
   }
 }

@@ -1,5 +1,5 @@
 import { inProcessBuilder } from '../build/builder.js';
-import { silentLogger } from '../../process/log.js';
+import { silentLogger } from '../../runtime/log.js';
 import { Metrics } from '../serve/metrics.js';
 import { RecordStore } from './record-store.js';
 import { recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
@@ -24,14 +24,14 @@ describe('RecordStore', () => {
     s.expect('file');
     s.expect('kubernetes');
     await s.rebuild();
-    expect(s.ready).toBe(false);
+    expect(s.ready()).toBe(false);
     s.replace('file', []);
-    expect(s.ready).toBe(false); // delivered, not yet built
+    expect(s.ready()).toBe(false); // delivered, not yet built
     await s.rebuild();
-    expect(s.ready).toBe(false);
+    expect(s.ready()).toBe(false);
     s.replace('kubernetes', []);
     await s.rebuild();
-    expect(s.ready).toBe(true);
+    expect(s.ready()).toBe(true);
     s.stop();
   });
 
@@ -60,11 +60,11 @@ describe('RecordStore', () => {
     s.replaceYaml('file:x', 'kind: DNSRecordSet\nspec: [unclosed\n');
     await s.rebuild();
     expect(logged).toContain('records file is broken; serving the last records read');
-    expect(s.ready).toBe(false); // never delivered a file that parses
+    expect(s.ready()).toBe(false); // never delivered a file that parses
     const good = 'kind: DNSRecordSet\nspec: {records: [{name: a.xcc.test, type: A, values: [10.0.0.1]}]}\n';
     s.replaceYaml('file:x', good);
     await s.rebuild();
-    expect(s.ready).toBe(true);
+    expect(s.ready()).toBe(true);
     expect(loads).toHaveLength(2);
     s.replaceYaml('file:x', 'spec: [broken again\n');
     await s.rebuild();

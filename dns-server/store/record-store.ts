@@ -5,7 +5,7 @@
 // last good delivery: the server goes on answering with it.
 import type { Builder } from '../build/builder.js';
 import type { BuildReply, SourceInput } from '../build/messages.js';
-import type { Logger } from '../../process/log.js';
+import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../serve/metrics.js';
 import type { ServedData } from '../wire/served.js';
 import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
@@ -21,6 +21,7 @@ export interface StoreOptions {
 }
 
 export class RecordStore {
+  readonly name = 'records';
   /** Each source's latest delivery. */
   private readonly bySource = new Map<string, SourceInput>();
   /** Each source's last delivery that built (what a broken records file falls back to). */
@@ -68,8 +69,16 @@ export class RecordStore {
   }
 
   /** Ready once every declared source delivered and the zones were built from it (for /readyz). */
-  get ready(): boolean {
+  ready(): boolean {
     return this.built;
+  }
+
+  /**
+   * The first build, before any source delivered: SOA and NS (and REFUSED, NXDOMAIN) are served
+   * from the first moment, the sources declared so that it does not count as ready.
+   */
+  start(): Promise<void> {
+    return this.rebuild();
   }
 
   /** A source's complete current record sets (not a delta). */

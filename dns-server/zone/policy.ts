@@ -3,7 +3,13 @@
 // and what this dns-server's probes say → the values it answers with, as one
 // answer or as variants drawn by weight (ADR 0209). Decided when the records
 // or the health view change, never per query.
-import { probeTargetId, type HealthCheck, type RecordPolicy, type WhenNoneHealthy } from '../../api/index.js';
+import {
+  chooseTier,
+  probeTargetId,
+  type HealthCheck,
+  type RecordPolicy,
+  type WhenNoneHealthy,
+} from '../../api/index.js';
 import type { RData } from './rr.js';
 
 export interface Candidate {
@@ -66,27 +72,28 @@ export function probeTargetsOf(candidates: readonly Candidate[], into: Map<strin
 }
 
 /**
- * The first tier with a healthy candidate answers: with weights, one candidate per answer drawn by
- * weight (weight 0 only when no other of the tier is healthy); without, the tier's healthy
- * addresses together. A candidate is healthy while one of its addresses is; only healthy addresses
- * are answered. None healthy: every candidate's addresses (answerAll, fail open) or none.
+ * The first tier with a healthy candidate answers (api/traffic-policy.ts, chooseTier): with weights,
+ * one candidate per answer drawn by weight (weight 0 only when no other of the tier is healthy);
+ * without, the tier's healthy addresses together. Only healthy addresses are answered. None
+ * healthy: every candidate's addresses (answerAll, fail open) or none.
  */
 export function choose(candidates: readonly Candidate[], unhealthy: Unhealthy): Choice {
-  const healthy = candidates
-    .map((c) => {
-      if (!c.check) return c;
-      const check = c.check;
-      const keep = c.keys.map((k) => !unhealthy.has(probeTargetId(k, check)));
-      return { ...c, keys: c.keys.filter((_, i) => keep[i]), data: c.data.filter((_, i) => keep[i]) };
-    })
-    .filter((c) => c.keys.length > 0);
-  if (!healthy.length) {
+  const { tier, answers, answering } = chooseTier(
+    candidates.map((c) => ({ tier: c.tier, addresses: c.keys, healthCheck: c.check })),
+    unhealthy,
+  );
+  if (tier === undefined) {
     // Fail open unless every candidate asks for an empty answer.
     const none = candidates.length > 0 && candidates.every((c) => c.whenNoneHealthy === 'answerNone');
     return { variants: none ? [] : [union(candidates, 1)], tier: undefined };
   }
-  const tier = Math.min(...healthy.map((c) => c.tier));
-  const inTier = byCluster(healthy.filter((c) => c.tier === tier));
+  const inTier = byCluster(
+    candidates.flatMap((c, i) => {
+      if (!answering[i]) return [];
+      const keep = answers[i]!;
+      return [{ ...c, keys: c.keys.filter((_, k) => keep[k]), data: c.data.filter((_, k) => keep[k]) }];
+    }),
+  );
   if (!inTier.some((c) => c.weight !== undefined)) return { variants: [union(inTier, 1)], tier };
   const weighted = inTier.filter((c) => (c.weight ?? 1) > 0);
   const drawn = weighted.length ? weighted : inTier.map((c) => ({ ...c, weight: 1 }));

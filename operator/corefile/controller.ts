@@ -4,22 +4,21 @@
 // the cluster's key; a work queue of its own runs the reconciles, so a slow
 // Corefile write never holds up record sets.
 import { DNS_SERVER_SERVICE } from '../../api/index.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { errorText } from '../runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import {
   keyOfObject,
   objectKeyId,
   parseObjectKeyId,
   WorkQueue,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { clusterSetOf } from '../model/clusterset.js';
 import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
 import { CorefileReconciler } from './reconciler.js';
-import { SERVICES } from '../clusters/kinds.js';
+import { SERVICES } from '../manager/clusters/kinds.js';
 
 export interface CorefileControllerOptions {
   /** The zones every wired cluster forwards to its dns-server: the suffix first, then --zone's. */
@@ -45,7 +44,7 @@ export class CorefileController implements Runnable {
     const clustersetZone = opts.clustersetZone;
     this.reconciler = new CorefileReconciler({
       clusters,
-      getCluster: (namespace, name) => cache.clusterObjects.get(name, namespace),
+      getCluster: (namespace, name) => this.mgr.provider.get(namespace, name),
       zones: opts.zones,
       clustersetZone: (namespace) =>
         clustersetZone && clusterSetOf(cache.namespaces.get(namespace)) ? clustersetZone : undefined,
@@ -77,7 +76,7 @@ export class CorefileController implements Runnable {
         },
       },
     );
-    onClusterChange(cache.clusterObjects, (_type, c) => this.queue.add(keyOfObject(c)));
+    this.mgr.provider.onChange((_type, c) => this.queue.add(keyOfObject(c)));
     // A namespace joining or leaving a ClusterSet changes which zones its clusters forward.
     const seenSet = new Map<string, string | undefined>();
     if (clustersetZone)
@@ -86,13 +85,13 @@ export class CorefileController implements Runnable {
         const set = type === 'delete' ? undefined : clusterSetOf(ns);
         if (seenSet.has(name) && seenSet.get(name) === set) return;
         seenSet.set(name, set);
-        for (const c of cache.clusterObjects.list(name)) this.queue.add(keyOfObject(c));
+        for (const c of this.mgr.provider.list(name)) this.queue.add(keyOfObject(c));
       });
     clusters.onEvent((event) => this.onClusterEvent(event));
     // A namespace gained: its Clusters' Corefiles are looked at now.
     share.onChange((affected, held) => {
       if (held)
-        for (const c of cache.clusterObjects.list())
+        for (const c of this.mgr.provider.list())
           if (affected(c.metadata?.namespace ?? '')) this.queue.add(keyOfObject(c));
     });
   }
@@ -100,7 +99,7 @@ export class CorefileController implements Runnable {
   /** The manager's caches have synced: every Cluster's Corefile is looked at. */
   start(): void {
     this.queue.start();
-    for (const c of this.mgr.cache.clusterObjects.list()) this.queue.add(keyOfObject(c));
+    for (const c of this.mgr.provider.list()) this.queue.add(keyOfObject(c));
   }
 
   /**
@@ -111,7 +110,7 @@ export class CorefileController implements Runnable {
     const deadline = Date.now() + timeoutMs;
     const failing = () =>
       new Map(
-        this.mgr.cache.clusterObjects
+        this.mgr.provider
           .list()
           .map((c) => objectKeyId(keyOfObject(c)))
           .map((id) => [id, this.results.get(id) ?? 'not reconciled yet'] as const)

@@ -6,13 +6,13 @@
 // GatewayDNS or not: a cluster that only consumes names needs them too. Reads only watched
 // caches, writes only when the transform says the text changed, and carries
 // the resourceVersion it read so it never overwrites an edit it has not seen.
-import { objectKeyId, type ObjectKey } from '../runtime/workqueue.js';
+import { objectKeyId, type ObjectKey } from '../manager/runtime/workqueue.js';
 import {
   clusterEventTarget,
   frozenBy,
   notConnectableYet,
   type ClusterObject,
-} from '../clusters/lifecycle.js';
+} from '../manager/clusters/lifecycle.js';
 import type { V1ConfigMap, V1Service } from '@kubernetes/client-node';
 import {
   COREDNS_ANNOTATION,
@@ -20,14 +20,15 @@ import {
   DNS_SERVER_SERVICE,
   FORWARD_ADDRESS_ANNOTATION,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import { SERVICES } from '../clusters/kinds.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import { SERVICES } from '../manager/clusters/kinds.js';
 import { COREDNS_CONFIGMAP, COREDNS_CONFIGMAPS, COREDNS_NAMESPACE } from './kinds.js';
-import type { EventRecorder, EventTarget } from '../runtime/events.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import { TerminalError } from '../runtime/workqueue.js';
+import type { EventRecorder, EventTarget } from '../manager/runtime/events.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import { TerminalError } from '../manager/runtime/workqueue.js';
 import { CorefileError } from './errors.js';
-import { ensureForwardBlock, removeForwardBlock } from './forward-block.js';
+import { planCorefile, type CorefilePlan } from './plan.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
 
 export const COREFILE_KEY = 'Corefile';
 
@@ -59,10 +60,28 @@ export interface CorefileReconcilerOptions {
 export type CorefileResult =
   'current' | 'patched' | 'removed' | 'no-configmap' | 'gone' | 'frozen' | 'provisioning';
 
+/** One reconcile of one workload cluster's Corefile: what it works on. */
+interface Scope {
+  key: string;
+  namespace: string;
+  cluster: CorefileCluster;
+  remote: RemoteCluster;
+}
+
+/** What observe found: CoreDNS's ConfigMap, and where the dns-server is, if it runs. */
+interface Observation {
+  configMap: V1ConfigMap;
+  corefile: string;
+  target?: string;
+}
+
 export class CorefileReconciler {
   constructor(private readonly opts: CorefileReconcilerOptions) {}
 
-  /** Reconciles one workload cluster's Corefile. Throws to be retried; TerminalError for what a retry cannot fix. */
+  /**
+   * Reconciles one workload cluster's Corefile: fetch, then observe → plan (corefile/plan.ts,
+   * pure) → apply → report. Throws to be retried; TerminalError for what a retry cannot fix.
+   */
   async reconcile(clusterKey: ObjectKey): Promise<CorefileResult> {
     const { namespace, name } = clusterKey;
     const key = objectKeyId(clusterKey);
@@ -76,38 +95,43 @@ export class CorefileReconciler {
     const remote = this.opts.clusters.get(namespace, name);
     if (!remote)
       throw new Error(this.opts.clusters.problem(namespace, name) ?? `no client for cluster ${key}`);
+    const scope: Scope = { key, namespace, cluster, remote };
+    const observed = await this.observe(scope);
+    if (!observed) return 'no-configmap';
+    const plan = this.plan(scope, observed);
+    if (!plan.changed) return 'current';
+    await this.apply(scope, observed.configMap, plan.corefile);
+    this.report(scope, plan);
+    return plan.forwards ? 'patched' : 'removed';
+  }
 
+  /** Observe: the Corefile, and the dns-server's Service, from the cluster's informers. */
+  private async observe({ key, remote }: Scope): Promise<Observation | undefined> {
     const services = remote.informer(SERVICES, this.opts.recordsNamespace);
     const configMaps = remote.informer(COREDNS_CONFIGMAPS, COREDNS_NAMESPACE);
     const why = await remote.synced([services, configMaps], this.opts.firstSyncTimeoutMs ?? 10_000);
     if (why) throw new Error(`cluster ${key} unreachable: ${why}`);
-
     const configMap = configMaps.get(COREDNS_CONFIGMAP, COREDNS_NAMESPACE);
     const corefile = configMap?.data?.[COREFILE_KEY];
-    if (!configMap || corefile === undefined) return 'no-configmap';
+    if (!configMap || corefile === undefined) return undefined;
+    const service = services.get(DNS_SERVER_SERVICE, this.opts.recordsNamespace);
+    return { configMap, corefile, target: service ? forwardTarget(service) : undefined };
+  }
 
+  /** Plan: the Corefile with our blocks as they should be; one we cannot edit safely is left alone, terminally. */
+  private plan({ key, namespace, cluster }: Scope, observed: Observation): CorefilePlan {
     // Opting out deselects the cluster: our block goes (the transform never touches anything else),
     // and nothing else of that Corefile is ours to change.
     const optedOut = cluster.metadata.annotations?.[COREDNS_ANNOTATION] === COREDNS_UNMANAGED;
-    const service = services.get(DNS_SERVER_SERVICE, this.opts.recordsNamespace);
-    const target = service ? forwardTarget(service) : undefined;
-    const keep = !this.opts.cleanup && !optedOut && target !== undefined;
-
-    let next: { corefile: string; changed: boolean };
-    const clustersetZone = keep ? this.opts.clustersetZone?.(namespace) : undefined;
+    const target = !this.opts.cleanup && !optedOut ? observed.target : undefined;
     try {
-      const blocks = [
-        ...this.opts.zones.map((zone) => ({ zone, forward: keep })),
-        // The clusterset zone: its own managed block, to the same dns-server, in ClusterSet members only.
-        ...(this.opts.clustersetZones ?? []).map((zone) => ({ zone, forward: zone === clustersetZone })),
-      ];
-      next = { corefile, changed: false };
-      for (const { zone, forward } of blocks) {
-        const step = forward
-          ? ensureForwardBlock(next.corefile, zone, [target as string])
-          : removeForwardBlock(next.corefile, zone);
-        next = { corefile: step.corefile, changed: next.changed || step.changed };
-      }
+      return planCorefile({
+        corefile: observed.corefile,
+        target,
+        zones: this.opts.zones,
+        clustersetZones: this.opts.clustersetZones ?? [],
+        clustersetZone: target !== undefined ? this.opts.clustersetZone?.(namespace) : undefined,
+      });
     } catch (err) {
       if (!(err instanceof CorefileError)) throw err;
       const message = `kube-system/coredns of cluster ${key} left unchanged: ${err.message}`;
@@ -115,8 +139,10 @@ export class CorefileReconciler {
       // Nothing to retry until the Corefile itself changes, which its watch reports.
       throw new TerminalError(message);
     }
-    if (!next.changed) return 'current';
+  }
 
+  /** Apply: replace the ConfigMap with the resourceVersion read, so an edit not seen is never overwritten. */
+  private async apply({ key, remote }: Scope, configMap: V1ConfigMap, corefile: string): Promise<void> {
     try {
       // Through the cluster's write gate, as every other write: rate-limited, and fenced by the shard.
       await remote.write(
@@ -130,7 +156,7 @@ export class CorefileReconciler {
             body: {
               ...configMap,
               metadata: { ...configMap.metadata, managedFields: undefined },
-              data: { ...configMap.data, [COREFILE_KEY]: next.corefile },
+              data: { ...configMap.data, [COREFILE_KEY]: corefile },
             } as V1ConfigMap,
           }),
       );
@@ -138,17 +164,19 @@ export class CorefileReconciler {
       // 409: the Corefile changed since we read it; the watch brings the new text and we run again.
       throw new Error(`update kube-system/coredns in cluster ${key}: ${errorText(err)}`);
     }
-    const zones = [...this.opts.zones, ...(clustersetZone ? [clustersetZone] : [])].join(' and ');
-    const what = keep
-      ? `forwards ${zones} to ${target}`
+  }
+
+  /** Report: a log line and an Event on the Cluster (the Corefile has no status of ours). */
+  private report({ key, cluster }: Scope, plan: CorefilePlan): void {
+    const what = plan.forwards
+      ? `forwards ${plan.forwardedZones.join(' and ')} to ${plan.forwards}`
       : `no longer forwards ${this.opts.zones.join(' and ')}`;
     this.opts.log.info('Corefile updated', { cluster: key, change: what });
     this.opts.events.normal(
       eventTarget(cluster),
-      keep ? 'CorefilePatched' : 'CorefileRestored',
+      plan.forwards ? 'CorefilePatched' : 'CorefileRestored',
       `CoreDNS ${what}`,
     );
-    return keep ? 'patched' : 'removed';
   }
 }
 

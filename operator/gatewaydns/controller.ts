@@ -12,14 +12,13 @@ import {
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import { mirrorKeysFor } from './apply/mirror/events.js';
 import { resolutionTypeOf } from '../model/resolution-types.js';
 import { matchesSelector } from '../model/selector.js';
-import { errorText } from '../runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import {
   keyOfObject,
   namespaceOfKey,
@@ -28,12 +27,12 @@ import {
   parseObjectKeyId,
   WorkQueue,
   type ObjectKey,
-} from '../runtime/workqueue.js';
+} from '../manager/runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
 import { DNSZONES, GATEWAYDNS } from './kinds.js';
 import type { Delegations } from './claims/hostnames.js';
 import { GatewayDnsMetrics } from './status/metrics.js';
-import type { WatchedResource } from '../runtime/informer.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
 
 export interface GatewayDnsControllerOptions {
   domainSuffix: string;
@@ -72,24 +71,13 @@ export class GatewayDnsController implements Runnable {
     this.dnsZones = mgr.cache.informer(DNSZONES);
     this.metrics = new GatewayDnsMetrics(mgr.metrics.registry);
     this.reconciler = new GatewayDnsReconciler({
-      writer: mgr.writer,
-      watches: mgr.watches,
-      management: mgr.management,
-      clusters: mgr.clusters,
-      getGatewayDns: (namespace, name) => gatewayDns.get(name, namespace),
-      listGatewayDns: (namespace) => gatewayDns.list(namespace),
-      listClusters: (namespace) => mgr.clustersOf(namespace),
-      workloadNamespacesGrant: (namespace) =>
-        mgr.cache.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
+      mgr,
+      gatewayDns,
       domainSuffix: opts.domainSuffix,
       otherZones: opts.zones,
       delegations: () => this.delegations(),
-      recordsNamespace: mgr.recordsNamespace,
-      events: mgr.events,
       metrics: this.metrics,
-      log: mgr.log,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
-      serves: (namespace) => mgr.share.owns(namespace),
     });
     this.queue = new WorkQueue<ObjectKey>((key) => this.handle(key), {
       idOf: objectKeyId,
@@ -138,7 +126,7 @@ export class GatewayDnsController implements Runnable {
 
   /** Watches only enqueue keys: the work happens in the reconcile. */
   private watch(): void {
-    const { cache, clusters, share, departed } = this.mgr;
+    const { cache, clusters, share, provider } = this.mgr;
     this.gatewayDns.onChange((type, gw) => {
       const key = keyOfObject(gw);
       const id = objectKeyId(key);
@@ -178,10 +166,8 @@ export class GatewayDnsController implements Runnable {
       this.enqueueNamespace(name);
     });
     // The manager has tracked a departure and dropped a deleted Cluster's client by now.
-    onClusterChange(cache.clusterObjects, (_type, cluster) =>
-      this.enqueueNamespace(cluster.metadata?.namespace ?? ''),
-    );
-    departed.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
+    this.mgr.provider.onChange((_type, cluster) => this.enqueueNamespace(cluster.metadata?.namespace ?? ''));
+    provider.onGraceEnded((namespace) => this.enqueueNamespace(namespace));
     clusters.onEvent((event) => this.onClusterEvent(event));
     // Gained: reconciled now. Lost: reconciled to let go (the clients are already dropped).
     share.onChange((affected) => {
@@ -273,7 +259,7 @@ export class GatewayDnsController implements Runnable {
 
   /**
    * The DNSZones in force, oldest first (of two for one zone the older governs): a DNSZone being
-   * deleted governs nothing any more, so what it governed is withdrawn (ADR 0212).
+   * deleted governs nothing any more, so what it governed is withdrawn (ADR 0213).
    */
   private delegations(): Delegations {
     const zones = this.dnsZones

@@ -10,7 +10,7 @@ import {
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import { customResourceType } from '../clusters/resource.js';
+import { customResourceType } from '../manager/clusters/resource.js';
 
 export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
   kind: 'GatewayDNS',

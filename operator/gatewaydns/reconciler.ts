@@ -7,25 +7,24 @@
 // (status.ts, pure). What it remembers of a GatewayDNS is let go of by
 // forget(). It reads the world every time, so it is idempotent and survives
 // restarts.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   GATEWAYDNS_FINALIZER,
+  WORKLOAD_NAMESPACES_ANNOTATION,
   recordSetName,
   type GatewayDNS,
   type GatewayDNSStatus,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { WorkloadWatches } from '../clusters/workload-watches.js';
-import { frozenOrProvisioning, type ClusterObject, type Frozen } from '../clusters/lifecycle.js';
+import { frozenOrProvisioning, type Frozen } from '../manager/clusters/lifecycle.js';
+import type { Manager } from '../manager/manager.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
 import { MirrorReconciler, type MirrorReconcileResult } from './apply/mirror/reconciler.js';
 import { withMirrorStatus, withPreviousMirrorStatus } from './apply/mirror/status.js';
 import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
-import type { EventRecorder } from '../runtime/events.js';
-import { errorText, type Logger } from '../runtime/log.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
 import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
   keyOfObject,
@@ -33,8 +32,8 @@ import {
   objectKeyId,
   parseObjectKeyId,
   type ObjectKey,
-} from '../runtime/workqueue.js';
-import { ClaimsRegistry, validatedSpec } from './claims/registry.js';
+} from '../manager/runtime/workqueue.js';
+import { ClaimsRegistry, validatedSpec, type NamesDecision } from './claims/registry.js';
 import type { Delegations } from './claims/hostnames.js';
 import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
 import { GatewayDnsPatcher } from './status/patcher.js';
@@ -42,48 +41,51 @@ import { planRecordSets, type RecordSetPlan } from './plan/plan.js';
 import { reportHealth, reportWrites } from './status/report.js';
 import { SourceReader } from './sources/reader.js';
 import { invalidStatus, pendingStatus, statusFor } from './status/status.js';
-import { healthViewOf } from './status/health-view.js';
+import { healthViewOf, type VantageReports } from './status/health-view.js';
 import { withHealthStatus } from './status/health-status.js';
 import { readProbeReports } from './sources/probe-reports.js';
 import { RecordSetWriter, type SyncResult } from './apply/record-sets.js';
 import { watchesNamedBy } from './watches.js';
 
+/**
+ * What the reconciler uses of the manager: the management cluster's client and cache, the workload
+ * clusters, the one writer and register of watch holds, Events, logs and shards (as a
+ * controller-runtime reconciler gets its client and cache from the manager).
+ */
+export type ManagerParts = Pick<
+  Manager,
+  | 'management'
+  | 'cache'
+  | 'clusters'
+  | 'clustersOf'
+  | 'writer'
+  | 'watches'
+  | 'events'
+  | 'log'
+  | 'recordsNamespace'
+  | 'share'
+>;
+
 export interface ReconcilerOptions {
-  management: KubeConfig;
-  clusters: ClusterCache;
-  /** The manager's one writer of owned objects. */
-  writer: OwnedObjectWriter;
-  /** The manager's one register of workload watch holds. */
-  watches: WorkloadWatches;
-  /** Cached reads of the management cluster (informers). */
-  getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
-  listGatewayDns: (namespace: string) => readonly GatewayDNS[];
-  listClusters: (namespace: string) => readonly ClusterObject[];
-  /** The workload-namespace grant annotation of a management namespace (undefined: none set). */
-  workloadNamespacesGrant: (namespace: string) => string | undefined;
+  mgr: ManagerParts;
+  /** The GatewayDNS objects, from the manager's cache. */
+  gatewayDns: Pick<WatchedResource<GatewayDNS & KubernetesObject>, 'get' | 'list'>;
+  /** The zone of the generated names (--domain-suffix). */
   domainSuffix: string;
   /** Further zones the dns-servers serve (--zone): custom and route host names may be in them. */
   otherZones?: readonly string[];
-  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0212). */
+  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0213). */
   delegations?: () => Delegations;
-  recordsNamespace: string;
-  events: EventRecorder;
   metrics: GatewayDnsMetrics;
-  log: Logger;
-  firstSyncTimeoutMs?: number;
-  requestTimeoutMs?: number;
   /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
   requeue: (keys: ObjectKey[]) => void;
+  firstSyncTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /**
    * After a start, how long a GatewayDNS asking for custom host names waits for every older one's
    * claims to be read before it writes without them (one that keeps failing must not hold it forever).
    */
   startupClaimsGraceMs?: number;
-  /**
-   * Whether this replica serves the management namespace now (ADR 0207). Checked again right
-   * before each write to the management cluster, so a shard lost mid-reconcile stops it.
-   */
-  serves: (namespace: string) => boolean;
 }
 
 export interface ReconcileResult {
@@ -107,7 +109,14 @@ interface Observation {
   /** Clusters left as they are (paused, being deleted, not provisioned), and why. */
   frozen: Map<string, Frozen>;
   facts: ClusterFacts[];
+  /** Each Cluster's labels: its failover tier and weight. */
+  clusterLabels: ReadonlyMap<string, Record<string, string> | undefined>;
+  /** The dns-servers' probe reports, when the traffic policy has a health check. */
+  probeReports: Promise<VantageReports[] | undefined>;
 }
+
+/** The claims' decision once nothing holds the GatewayDNS back. */
+type DecidedNames = Extract<NamesDecision, { held: false }>;
 
 export class GatewayDnsReconciler {
   private readonly sources: SourceReader;
@@ -117,38 +126,45 @@ export class GatewayDnsReconciler {
   /** spec.mirror: Services and EndpointSlices in the workload clusters (operator/mirror). */
   private readonly mirrors: MirrorReconciler;
   private readonly firstSyncTimeoutMs: number;
+  /** Where status/report.ts sends Events, counts and log lines. */
+  private readonly reporting: Parameters<typeof reportWrites>[2];
 
   constructor(private readonly opts: ReconcilerOptions) {
     const firstSyncTimeoutMs = opts.firstSyncTimeoutMs ?? 5_000;
     this.firstSyncTimeoutMs = firstSyncTimeoutMs;
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
-    this.sources = new SourceReader({ clusters: opts.clusters, firstSyncTimeoutMs });
+    const { mgr } = opts;
+    this.reporting = { events: mgr.events, metrics: opts.metrics, log: mgr.log };
+    // Whether this replica serves the management namespace now (ADR 0207). Checked again right
+    // before each write to the management cluster, so a shard lost mid-reconcile stops it.
+    const serves = (namespace: string) => mgr.share.owns(namespace);
+    this.sources = new SourceReader({ clusters: mgr.clusters, firstSyncTimeoutMs });
     this.claims = new ClaimsRegistry({
       domainSuffix: opts.domainSuffix,
       otherZones: opts.otherZones,
       delegations: opts.delegations,
-      listGatewayDns: opts.listGatewayDns,
-      getGatewayDns: opts.getGatewayDns,
+      listGatewayDns: (namespace) => opts.gatewayDns.list(namespace),
+      getGatewayDns: (namespace, name) => opts.gatewayDns.get(name, namespace),
       selectedClusters: (namespace, selector) => this.selectedClusters(namespace, selector),
-      serves: opts.serves,
+      serves,
       requeue: (keys) => opts.requeue(keys.map(parseObjectKeyId)),
       startupGraceMs: opts.startupClaimsGraceMs,
     });
     this.patcher = new GatewayDnsPatcher({
-      management: opts.management,
+      management: mgr.management,
       requestTimeoutMs,
-      serves: opts.serves,
+      serves,
     });
     this.recordSets = new RecordSetWriter({
-      clusters: opts.clusters,
-      writer: opts.writer,
-      recordsNamespace: opts.recordsNamespace,
+      clusters: mgr.clusters,
+      writer: mgr.writer,
+      recordsNamespace: mgr.recordsNamespace,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
     this.mirrors = new MirrorReconciler({
-      clusters: opts.clusters,
-      writer: opts.writer,
+      clusters: mgr.clusters,
+      writer: mgr.writer,
       firstSyncTimeoutMs,
       requestTimeoutMs,
     });
@@ -161,8 +177,8 @@ export class GatewayDnsReconciler {
    * requeued, failed), the status it arrived at is patched once, and only where it differs.
    */
   async reconcile(key: ObjectKey): Promise<ReconcileResult> {
-    const log = this.opts.log.with({ gatewaydns: objectKeyId(key) });
-    const gw = this.opts.getGatewayDns(key.namespace, key.name);
+    const log = this.opts.mgr.log.with({ gatewaydns: objectKeyId(key) });
+    const gw = this.opts.gatewayDns.get(key.name, key.namespace);
     const targets = this.targetClusters(key.namespace);
     if (!gw) return this.reconcileGone(key, targets, log);
     const scope: Scope = { gw, targets, log };
@@ -201,7 +217,7 @@ export class GatewayDnsReconciler {
   private forget(key: ObjectKey): void {
     const id = objectKeyId(key);
     this.sources.forget(id);
-    this.opts.watches.drop(id);
+    this.opts.mgr.watches.drop(id);
     this.claims.forget(id);
     this.mirrors.forget(id);
     this.patcher.forget(id);
@@ -223,7 +239,7 @@ export class GatewayDnsReconciler {
     const summary = await this.withdraw(key, targets, log);
     const spec = specOrUndefined(gw);
     // Held while the mirrors are withdrawn (after a restart nothing is held yet); dropped with the finalizer.
-    this.opts.watches.hold(
+    this.opts.mgr.watches.hold(
       id,
       watchesNamedBy({
         namespace: key.namespace,
@@ -245,7 +261,7 @@ export class GatewayDnsReconciler {
       (gw.metadata.finalizers ?? []).filter((f) => f !== GATEWAYDNS_FINALIZER),
     );
     this.forget(key);
-    this.opts.events.normal(
+    this.opts.mgr.events.normal(
       gw,
       'Withdrawn',
       `record sets withdrawn from ${targets.length} workload cluster(s)`,
@@ -253,9 +269,12 @@ export class GatewayDnsReconciler {
     return summary;
   }
 
+  /**
+   * The phases, each readable alone: admit → observe (the mirror starts from the facts) → names
+   * (claims) → plan (pure) → apply (record sets beside the mirror) → status.
+   */
   private async reconcileNormal(scope: Scope): Promise<ReconcileResult> {
-    const { gw, targets, log } = scope;
-    const id = objectKey(gw);
+    const { gw } = scope;
     if (!gw.metadata.finalizers?.includes(GATEWAYDNS_FINALIZER))
       await this.patcher.patchFinalizers(gw, [...(gw.metadata.finalizers ?? []), GATEWAYDNS_FINALIZER]);
     const now = new Date();
@@ -272,63 +291,81 @@ export class GatewayDnsReconciler {
       scope.status = pendingStatus(gw.metadata.generation, now);
       return { written: 0, requeue: true };
     }
-    const observed = await this.observe(gw, spec, targets, now);
-    // The mirror needs only the facts: started before the record sets are planned (CPU-bound for a
-    // large Service), so that its writes are on their way meanwhile; awaited beside the record-set writes.
-    // A frozen source is, to the mirror, one whose last known endpoints stay; a frozen consumer gets no write.
-    const mirrorWork = this.mirrors.reconcile({
-      gw,
-      spec,
-      selected: observed.selected,
-      targets: targets.filter((c) => !observed.frozen.has(c)),
-      facts: observed.facts.filter((f) => !observed.frozen.has(f.cluster)),
-    });
-    mirrorWork.catch(() => undefined); // handled where awaited; this only keeps an early throw below from leaving it unhandled
-    const names = this.claims.decide(gw, spec, observed.selected, observed.facts, log);
+    const observed = await this.observe(scope, spec, now);
+    const mirrorWork = this.startMirror(scope, spec, observed);
+    const names = this.claims.decide(gw, spec, observed.selected, observed.facts, scope.log);
     if (names.held) {
       // Nothing is written while it waits: neither record sets nor a status that would say so.
       await mirrorWork;
       return { written: 0 };
     }
-    const clusterLabels = new Map(
-      this.opts.listClusters(gw.metadata.namespace ?? '').map((c) => [c.metadata.name, c.metadata.labels]),
-    );
-    // The dns-servers' probe reports, read beside the writes: only what people are shown.
-    const reportsRead = spec.trafficPolicy?.healthCheck
-      ? readProbeReports(
-          this.opts.clusters,
-          gw.metadata.namespace ?? '',
-          this.opts.recordsNamespace,
-          targets,
-          this.firstSyncTimeoutMs,
-        )
-      : Promise.resolve(undefined);
-    reportsRead.catch(() => undefined); // awaited below; this only keeps an early throw from leaving it unhandled
-    const plan = planRecordSets({
+    const plan = this.plan(scope, spec, observed, names);
+    const [applied, mirrored] = await Promise.allSettled([
+      this.applyRecordSets(scope, observed, plan),
+      mirrorWork,
+    ]);
+    if (applied.status === 'rejected') throw applied.reason;
+    reportWrites(gw, applied.value, this.reporting);
+    scope.status = await this.statusOf(scope, spec, observed, names, plan, applied.value, mirrored);
+    return this.resultOf(gw, applied.value, mirrored);
+  }
+
+  /**
+   * The mirror needs only the facts: started before the record sets are planned (CPU-bound for a
+   * large Service), so that its writes are on their way meanwhile; awaited beside the record-set
+   * writes. A frozen source is, to the mirror, one whose last known endpoints stay; a frozen
+   * consumer gets no write.
+   */
+  private startMirror(
+    scope: Scope,
+    spec: EffectiveSpec,
+    observed: Observation,
+  ): Promise<MirrorReconcileResult> {
+    const work = this.mirrors.reconcile({
+      gw: scope.gw,
+      spec,
+      selected: observed.selected,
+      targets: scope.targets.filter((c) => !observed.frozen.has(c)),
+      facts: observed.facts.filter((f) => !observed.frozen.has(f.cluster)),
+    });
+    work.catch(() => undefined); // handled where awaited; this only keeps an early throw from leaving it unhandled
+    return work;
+  }
+
+  /** Plan (pure): the record sets each receiving cluster gets. */
+  private plan(scope: Scope, spec: EffectiveSpec, observed: Observation, names: DecidedNames): RecordSetPlan {
+    const { gw, targets } = scope;
+    return planRecordSets({
       namespace: gw.metadata.namespace ?? '',
       name: gw.metadata.name,
       spec,
       domainSuffix: this.opts.domainSuffix,
-      recordsNamespace: this.opts.recordsNamespace,
+      recordsNamespace: this.opts.mgr.recordsNamespace,
       facts: observed.facts,
       conflict: names.conflict,
       hostnames: names.hostnames,
       receivingClusters: targets.filter((c) => !observed.frozen.has(c)),
-      clusterLabels,
+      clusterLabels: observed.clusterLabels,
     });
-    const [applied, mirrored] = await Promise.allSettled([
-      this.applyRecordSets(gw, targets, observed, plan),
-      mirrorWork,
-    ]);
-    if (applied.status === 'rejected') throw applied.reason;
-    const outcomes = applied.value;
-    reportWrites(gw, outcomes, this.opts);
+  }
+
+  /** Status (pure functions of what the reconcile found and did): the record sets', health's and the mirror's parts. */
+  private async statusOf(
+    scope: Scope,
+    spec: EffectiveSpec,
+    observed: Observation,
+    names: DecidedNames,
+    plan: RecordSetPlan,
+    outcomes: SyncResult[],
+    mirrored: PromiseSettledResult<MirrorReconcileResult>,
+  ): Promise<GatewayDNSStatus> {
+    const { gw } = scope;
     const health = healthViewOf({
       namespace: gw.metadata.namespace ?? '',
       spec,
       facts: observed.facts,
-      clusterLabels,
-      vantages: (await reportsRead) ?? [],
+      clusterLabels: observed.clusterLabels,
+      vantages: (await observed.probeReports) ?? [],
     });
     const status = statusFor({
       generation: gw.metadata.generation,
@@ -336,7 +373,7 @@ export class GatewayDnsReconciler {
       facts: observed.facts,
       conflict: names.conflict,
       targets: outcomes,
-      // Not `now`: a Ready that flips from Pending flips when the work is done.
+      // Not the reconcile's start: a Ready that flips from Pending flips when the work is done.
       now: new Date(),
       omitted: plan.omitted,
       hostnames: names.hostnames,
@@ -348,21 +385,28 @@ export class GatewayDnsReconciler {
       gw.metadata.generation,
       new Date(),
     );
-    reportHealth(gw, healthStatus, health, this.opts);
+    reportHealth(gw, healthStatus, health, this.reporting);
     // A mirror step that failed says nothing new of the mirror: its part of the status stays.
-    scope.status =
-      mirrored.status === 'fulfilled'
-        ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
-        : withPreviousMirrorStatus(healthStatus, gw.status);
+    return mirrored.status === 'fulfilled'
+      ? withMirrorStatus(healthStatus, gw.status, mirrored.value.result, gw.metadata.generation, new Date())
+      : withPreviousMirrorStatus(healthStatus, gw.status);
+  }
+
+  /** Done, or an error to retry with backoff (after the status says what went wrong). */
+  private resultOf(
+    gw: GatewayDNS,
+    outcomes: SyncResult[],
+    mirrored: PromiseSettledResult<MirrorReconcileResult>,
+  ): ReconcileResult {
+    const id = objectKey(gw);
     const failed = outcomes.filter((o) => o.result === 'failed');
     if (failed.length)
       throw new Error(
         `gatewaydns ${id}: record set not written to ${failed.map((f) => `${f.cluster} (${f.error})`).join(', ')}`,
       );
     if (mirrored.status === 'rejected') throw mirrored.reason;
-    const mirror: MirrorReconcileResult = mirrored.value;
-    if (mirror.retry) throw new Error(`gatewaydns ${id}: ${mirror.retry}`);
-    return { written: outcomes.filter((o) => o.result === 'written').length + mirror.writes };
+    if (mirrored.value.retry) throw new Error(`gatewaydns ${id}: ${mirrored.value.retry}`);
+    return { written: outcomes.filter((o) => o.result === 'written').length + mirrored.value.writes };
   }
 
   /**
@@ -382,25 +426,25 @@ export class GatewayDnsReconciler {
     );
     // Nothing is read or written for it until it is fixed, so it names no watch: as a deleted
     // one, it lets go of its watches (the last known addresses stay, as its record sets do).
-    this.opts.watches.drop(id);
+    this.opts.mgr.watches.drop(id);
     // As spec.hostnames of an invalid object count for nothing, neither do its annotations.
     this.claims.drop(id);
-    this.opts.events.warning(gw, refusal.reason, refusal.message);
+    this.opts.mgr.events.warning(gw, refusal.reason, refusal.message);
     scope.status = invalidStatus(gw.metadata.generation, gw.status, refusal.message, now, refusal.reason);
     return { written: 0 };
   }
 
-  /** Observe: which clusters are selected and frozen, and what each says of the Service. */
-  private async observe(
-    gw: GatewayDNS,
-    spec: EffectiveSpec,
-    targets: string[],
-    now: Date,
-  ): Promise<Observation> {
+  /**
+   * Observe: which clusters are selected and frozen, what each says of the Service, their labels
+   * (tiers, weights), and, read beside the rest of the reconcile, the dns-servers' probe reports
+   * (only what people are shown).
+   */
+  private async observe(scope: Scope, spec: EffectiveSpec, now: Date): Promise<Observation> {
+    const { gw, targets } = scope;
     const namespace = gw.metadata.namespace ?? '';
     const selected = this.selectedClusters(namespace, spec.clusterSelector);
     // Taken before anything reads: what this GatewayDNS no longer names stops now.
-    this.opts.watches.hold(
+    this.opts.mgr.watches.hold(
       `${namespace}/${gw.metadata.name}`,
       watchesNamedBy({
         namespace,
@@ -413,16 +457,25 @@ export class GatewayDnsReconciler {
     // Paused, being deleted or not provisioned (Cluster API contract): not read, not written into, kept as published.
     const frozen = this.frozenClusters(namespace);
     const facts = await this.sources.factsFor(gw, spec, selected, now, frozen);
-    return { selected, frozen, facts };
+    const clusterLabels = new Map(
+      this.opts.mgr.clustersOf(namespace).map((c) => [c.metadata.name, c.metadata.labels]),
+    );
+    const probeReports = spec.trafficPolicy?.healthCheck
+      ? readProbeReports(
+          this.opts.mgr.clusters,
+          namespace,
+          this.opts.mgr.recordsNamespace,
+          targets,
+          this.firstSyncTimeoutMs,
+        )
+      : Promise.resolve(undefined);
+    probeReports.catch(() => undefined); // awaited in the status phase; this only keeps an early throw from leaving it unhandled
+    return { selected, frozen, facts, clusterLabels, probeReports };
   }
 
   /** Apply: each receiving cluster's record sets, compared and written where they differ. */
-  private applyRecordSets(
-    gw: GatewayDNS,
-    targets: string[],
-    observed: Observation,
-    plan: RecordSetPlan,
-  ): Promise<SyncResult[]> {
+  private applyRecordSets(scope: Scope, observed: Observation, plan: RecordSetPlan): Promise<SyncResult[]> {
+    const { gw, targets } = scope;
     const namespace = gw.metadata.namespace ?? '';
     const owner = { namespace, name: gw.metadata.name };
     // A cluster unreachable since before this process started is known only by the addresses in
@@ -449,16 +502,16 @@ export class GatewayDnsReconciler {
    * dns-server, and a frozen one keeps what it has.
    */
   private targetClusters(namespace: string): string[] {
-    return this.opts
-      .listClusters(namespace)
+    return this.opts.mgr
+      .clustersOf(namespace)
       .map((c) => c.metadata.name)
       .sort();
   }
 
   /** Selected Clusters, frozen ones included: their names stay held and their records as published. */
   private selectedClusters(namespace: string, selector: Parameters<typeof matchesSelector>[0]): string[] {
-    return this.opts
-      .listClusters(namespace)
+    return this.opts.mgr
+      .clustersOf(namespace)
       .filter((c) => matchesSelector(selector, c.metadata.labels))
       .map((c) => c.metadata.name)
       .sort();
@@ -467,7 +520,7 @@ export class GatewayDnsReconciler {
   /** The Clusters of the namespace the operator must leave alone (paused, deleting, provisioning), and why. */
   private frozenClusters(namespace: string): Map<string, Frozen> {
     const frozen = new Map<string, Frozen>();
-    for (const c of this.opts.listClusters(namespace)) {
+    for (const c of this.opts.mgr.clustersOf(namespace)) {
       const why = frozenOrProvisioning(c);
       if (why) frozen.set(c.metadata.name, why);
     }
@@ -509,9 +562,9 @@ export class GatewayDnsReconciler {
     if (!validation.valid) return { refusal: { reason: REASONS.Invalid, message: validation.message } };
     const grant = checkGrant(
       namespace,
-      this.opts.workloadNamespacesGrant(namespace),
+      this.opts.mgr.cache.namespaces.get(namespace)?.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
       namespacesNamed(validation.spec),
-      this.opts.recordsNamespace,
+      this.opts.mgr.recordsNamespace,
     );
     if (!grant.allowed) return { refusal: { reason: REASONS.NamespaceNotAllowed, message: grant.message } };
     return { spec: validation.spec };

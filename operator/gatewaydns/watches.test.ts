@@ -1,8 +1,8 @@
-import { ClusterCache } from '../clusters/cache.js';
-import { silentLogger } from '../../process/log.js';
-import { createLogger } from '../runtime/log.js';
+import { ClusterCache } from '../manager/clusters/cache.js';
+import { silentLogger } from '../../runtime/log.js';
+import { createLogger } from '../manager/runtime/log.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../model/validate.js';
-import { WorkloadWatches } from '../clusters/workload-watches.js';
+import { WorkloadWatches } from '../manager/clusters/workload-watches.js';
 import { watchesNamedBy, type WatchInput, type WatchNeeds } from './watches.js';
 
 function spec(fields: Record<string, unknown>): EffectiveSpec {
@@ -89,7 +89,7 @@ describe('WorkloadWatches', () => {
     });
     // No kubeconfig Secrets: no client is built, and releasing must not build one.
     const clusters = new ClusterCache({
-      readSecret: () => undefined,
+      provider: { kubeconfig: () => ({ problem: 'no kubeconfig' }), notConnectableYet: () => undefined },
       log: silentLogger,
     });
     return { watches: new WorkloadWatches({ clusters, log }), released };

@@ -1,8 +1,8 @@
 // Which watches of the workload clusters one GatewayDNS needs (pure): the
 // register that holds and stops them is the manager's
 // (clusters/workload-watches.ts), shared with Multi-Cluster Services.
-import { clusterKey } from '../clusters/cache.js';
-import type { WatchNeeds } from '../clusters/workload-watches.js';
+import { clusterKey } from '../manager/clusters/cache.js';
+import type { WatchNeeds } from '../manager/clusters/workload-watches.js';
 import { RESOLUTION_TYPES } from '../model/resolution-types.js';
 import type { EffectiveSpec } from '../model/validate.js';
 

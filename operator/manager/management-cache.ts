@@ -1,72 +1,49 @@
 // The management cluster's informers every controller reads from, as
-// controller-runtime's manager cache: the manager's own (Clusters, their
-// kubeconfig Secrets, Namespaces) and those controllers ask for by resource
-// type (informer(type)), started together and synced before any controller
+// controller-runtime's manager cache: Namespaces (their grants and ClusterSet
+// labels), the informers controllers and the cluster provider ask for by
+// resource type (informer(type)), and any other source a provider keeps (the
+// kubeconfig Secrets), started together and synced before any controller
 // starts. Namespaced when --namespace is set, so that a namespace-only Role is
 // enough.
 import {
   CoreV1Api,
-  CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
   type V1Namespace,
 } from '@kubernetes/client-node';
 import {
-  CLUSTER_API_GROUP,
-  CLUSTER_API_GROUP_VERSION,
-  CLUSTER_API_VERSION,
-  type ClusterObject,
-} from '../clusters/lifecycle.js';
-import { KubeconfigSecrets } from '../clusters/kubeconfig-secrets.js';
-import { informerKey, resourceApis, type ResourceApis, type ResourceType } from '../clusters/resource.js';
-import { WatchedResource } from '../runtime/informer.js';
-import type { Logger } from '../runtime/log.js';
-
-type Obj<T> = T & KubernetesObject;
+  informerKey,
+  resourceApis,
+  type CacheSource,
+  type InformerCache,
+  type ResourceApis,
+  type ResourceType,
+} from './clusters/resource.js';
+import { WatchedResource } from './runtime/informer.js';
 
 export interface ManagementCacheOptions {
   kc: KubeConfig;
   /** Only this management namespace; all when undefined. */
   namespace?: string;
-  log: Logger;
   relistMs?: number;
-  /** A kubeconfig Secret of `cluster` changed (the ClusterCache rebuilds its client). */
-  onSecretChange: (namespace: string, cluster: string) => void;
 }
 
-export class ManagementCache {
-  readonly clusterObjects: WatchedResource<Obj<ClusterObject>>;
+export class ManagementCache implements InformerCache {
   /**
    * Namespaces of the management cluster: their annotation grants workload namespaces
-   * (gatewaydns/namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
+   * (gatewaydns/claims/namespace-grants.ts), their ClusterSet label makes their Clusters one ClusterSet (mcs/).
    */
   readonly namespaces: WatchedResource<V1Namespace & KubernetesObject>;
-  /** The "<cluster>-kubeconfig" Secrets only: no other Secret's data is read (clusters/kubeconfig-secrets.ts). */
-  readonly secrets: KubeconfigSecrets;
-  /** Informers controllers asked for by type, by informerKey. */
+  /** Informers asked for by type, by informerKey. */
   private readonly byType = new Map<string, WatchedResource<KubernetesObject>>();
+  private readonly sources: CacheSource[] = [];
   private readonly apis: ResourceApis;
   private startedAt?: number;
 
   constructor(private readonly opts: ManagementCacheOptions) {
     const { kc, namespace: ns, relistMs } = opts;
     this.apis = resourceApis(kc);
-    const custom = kc.makeApiClient(CustomObjectsApi);
-    const within = ns ? `/namespaces/${ns}` : '';
-    const listCustom = (group: string, version: string, plural: string) =>
-      ns
-        ? custom.listNamespacedCustomObject({ group, version, namespace: ns, plural })
-        : custom.listClusterCustomObject({ group, version, plural });
-    this.clusterObjects = new WatchedResource<Obj<ClusterObject>>({
-      kc,
-      path: `/apis/${CLUSTER_API_GROUP_VERSION}${within}/clusters`,
-      list: () =>
-        listCustom(CLUSTER_API_GROUP, CLUSTER_API_VERSION, 'clusters') as Promise<
-          KubernetesListObject<Obj<ClusterObject>>
-        >,
-      relistMs,
-    });
     const core = kc.makeApiClient(CoreV1Api);
     // Namespaced (--namespace): the one Namespace, by field selector.
     const oneNamespace = ns ? `metadata.name=${ns}` : undefined;
@@ -80,13 +57,12 @@ export class ManagementCache {
         >,
       relistMs,
     });
-    this.secrets = new KubeconfigSecrets({
-      kc,
-      namespace: ns,
-      log: opts.log,
-      relistMs,
-      onChange: opts.onSecretChange,
-    });
+  }
+
+  /** A source started and synced with the informers (before start). */
+  addSource(source: CacheSource): void {
+    this.sources.push(source);
+    if (this.startedAt !== undefined) source.start();
   }
 
   /**
@@ -113,9 +89,9 @@ export class ManagementCache {
     return w as unknown as WatchedResource<T>;
   }
 
-  /** In this order, so that every grant is known before the first reconcile: none reads a namespace it may not. */
-  private get informers() {
-    return [this.namespaces, this.secrets, this.clusterObjects, ...this.byType.values()] as const;
+  /** Namespaces first, so that every grant is known before the first reconcile: none reads a namespace it may not. */
+  private get informers(): CacheSource[] {
+    return [this.namespaces, ...this.sources, ...this.byType.values()];
   }
 
   /** Starts every informer and waits for their first lists. */

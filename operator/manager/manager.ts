@@ -5,26 +5,23 @@
 // shards), starts the caches before the controllers, and stops them all.
 // Controllers are peers that register with it (add); none builds or exports
 // what another uses.
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_NAME } from '../../api/index.js';
-import { ClusterCache } from '../clusters/cache.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
-import { DepartedClusters } from '../clusters/departures.js';
-import type { KubeconfigPolicy } from '../clusters/kubeconfig.js';
-import { frozenBy, notConnectableYet, type ClusterObject } from '../clusters/lifecycle.js';
-import { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import { WorkloadWatches } from '../clusters/workload-watches.js';
-import { EventRecorder } from '../runtime/events.js';
-import { LeaderElector } from '../runtime/leader.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import { Metrics } from '../runtime/metrics.js';
-import { WriteGate, type WriteGateOptions } from '../runtime/write-gate.js';
-import { Sharder } from '../sharding/sharder.js';
-import { WHOLE_FLEET, type Share } from '../sharding/share.js';
+import { ClusterCache } from './clusters/cache.js';
+import { CapiClusterProvider } from './clusters/capi-provider.js';
+import type { KubeconfigPolicy } from './clusters/kubeconfig.js';
+import type { ClusterProvider, FleetCluster } from './clusters/provider.js';
+import { OwnedObjectWriter } from './clusters/owned-writer.js';
+import { WorkloadWatches } from './clusters/workload-watches.js';
+import { EventRecorder } from './runtime/events.js';
+import { LeaderElector } from './runtime/leader.js';
+import { errorText, type Logger } from './runtime/log.js';
+import { Metrics } from './runtime/metrics.js';
+import { WriteGate, type WriteGateOptions } from './runtime/write-gate.js';
+import { Sharder } from './sharding/sharder.js';
+import { WHOLE_FLEET, type Share } from './sharding/share.js';
 import { ManagementCache } from './management-cache.js';
 import type { Runnable } from './runnable.js';
-
-type Cluster = ClusterObject & KubernetesObject;
 
 export interface ManagerOptions {
   management: KubeConfig;
@@ -59,8 +56,8 @@ export class Manager {
   readonly events: EventRecorder;
   /** The management cluster's informers. */
   readonly cache: ManagementCache;
-  /** Paused Clusters deleted and still taken as there, frozen, for a grace period. */
-  readonly departed: DepartedClusters;
+  /** Where the fleet's clusters come from (Cluster API), as multicluster-runtime's providers. */
+  readonly provider: ClusterProvider;
   /** Clients of the workload clusters and their watches. */
   readonly clusters: ClusterCache;
   /** The one writer of every object the operator owns in workload clusters: one memory of its own writes. */
@@ -73,6 +70,8 @@ export class Manager {
   private readonly elector?: LeaderElector;
   private readonly runnables: Runnable[] = [];
   private started: Runnable[] = [];
+  /** Aborted when the manager begins to stop: what a runnable starts later by itself asks it. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly opts: ManagerOptions) {
     this.log = opts.log;
@@ -105,35 +104,34 @@ export class Manager {
     this.cache = new ManagementCache({
       kc: opts.management,
       namespace: opts.namespace,
-      log: opts.log,
       relistMs: opts.relistMs,
-      onSecretChange: (namespace, cluster) => this.clusters.secretChanged(namespace, cluster),
     });
-    this.departed = new DepartedClusters({ graceMs: opts.departedGraceMs, log: opts.log });
+    const provider = new CapiClusterProvider({
+      cache: this.cache,
+      kc: opts.management,
+      namespace: opts.namespace,
+      relistMs: opts.relistMs,
+      departedGraceMs: opts.departedGraceMs,
+      log: opts.log,
+    });
+    this.provider = provider;
     this.clusters = new ClusterCache({
-      readSecret: (namespace, name) => this.cache.secrets.get(namespace, name),
-      secretProblem: (namespace, name) => this.cache.secrets.problem(namespace, name),
+      provider,
       kubeconfigPolicy: opts.kubeconfigPolicy,
       writeGate,
       share: this.share,
       userAgent: opts.userAgent,
       log: opts.log,
       relistMs: opts.relistMs,
-      // As Cluster API's own cluster cache: no connection before Cluster API reports the Cluster up,
-      // nor to a Cluster that is gone (a reconcile working from an older list would leak a client).
-      // A paused one may be connected to: a GatewayDNS deleted meanwhile withdraws its sets there.
-      notConnectableYet: (namespace, name) => {
-        const cluster = this.clusterNamed(namespace, name);
-        if (!cluster) return `no Cluster ${namespace}/${name} in the management cluster`;
-        return frozenBy(cluster) ? undefined : notConnectableYet(cluster);
-      },
     });
+    provider.onCredentialsChange((namespace, cluster) =>
+      this.clusters.credentialsChanged(namespace, cluster),
+    );
     this.writer = new OwnedObjectWriter({ fieldManager: CONTROLLER_NAME, requestTimeoutMs: 10_000 });
     this.watches = new WorkloadWatches({ clusters: this.clusters, log: opts.log });
-    // Registered before any controller's handler: a departure is tracked and a deleted Cluster's
-    // client dropped before a controller reacts to the same change.
-    onClusterChange(this.cache.clusterObjects, (type, cluster) => {
-      this.departed.track(type, cluster);
+    // Registered before any controller's handler: a deleted Cluster's client is dropped before a
+    // controller reacts to the same change.
+    provider.onChange((type, cluster) => {
       if (type === 'delete')
         this.clusters.remove(cluster.metadata?.namespace ?? '', cluster.metadata?.name ?? '');
     });
@@ -145,16 +143,14 @@ export class Manager {
     this.runnables.push(runnable);
   }
 
-  /** A Cluster of the management cluster, or one that departed while paused and is still taken as there. */
-  clusterNamed(namespace: string, name: string): Cluster | undefined {
-    return this.cache.clusterObjects.get(name, namespace) ?? this.departed.get(namespace, name);
+  /** A cluster of the fleet, or one gone but still kept, frozen (a paused Cluster moved away). */
+  clusterNamed(namespace: string, name: string): FleetCluster | undefined {
+    return this.provider.getKept(namespace, name);
   }
 
-  /** The Clusters of a namespace: those of the informer and those that departed while paused. */
-  clustersOf(namespace: string): readonly Cluster[] {
-    const live = this.cache.clusterObjects.list(namespace);
-    const departed = this.departed.list(namespace);
-    return departed.length ? [...live, ...departed] : live;
+  /** The clusters of a namespace, those gone but still kept, frozen, too. */
+  clustersOf(namespace: string): readonly FleetCluster[] {
+    return this.provider.listKept(namespace);
   }
 
   /**
@@ -174,7 +170,7 @@ export class Manager {
       if (election) election.leading = true;
     }
     for (const runnable of this.runnables) {
-      await runnable.start();
+      await runnable.start?.(this.stopping.signal);
       this.started.push(runnable);
       this.log.debug('controller started', { controller: runnable.name });
     }
@@ -190,9 +186,13 @@ export class Manager {
   async stop(): Promise<void> {
     const warn = (what: string) => (err: unknown) =>
       this.log.warn('stop failed', { component: what, error: errorText(err) });
-    for (const runnable of this.started.reverse()) await runnable.stop().catch(warn(runnable.name));
+    this.stopping.abort();
+    for (const runnable of this.started.reverse())
+      await Promise.resolve()
+        .then(() => runnable.stop())
+        .catch(warn(runnable.name));
     this.started = [];
-    this.departed.stop();
+    this.provider.stop();
     await Promise.all([this.cache.stop().catch(warn('cache')), this.clusters.stop().catch(warn('clusters'))]);
     // After the work stopped: the shards go to the others at once, with nothing of ours in flight.
     await this.sharder?.stop().catch(warn('shards'));

@@ -15,11 +15,11 @@ import {
   CONTROLLER_NAME,
   MANAGED_BY_LABEL,
 } from '../../api/index.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { RemoteCluster } from '../clusters/remote.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
 import { CLUSTER_PROPERTIES } from './kinds.js';
-import { httpStatus } from '../runtime/log.js';
-import { canonical } from '../runtime/equal.js';
+import { httpStatus } from '../manager/runtime/log.js';
+import { canonical } from '../manager/runtime/equal.js';
 
 type Property = KubernetesObject & { spec?: { value?: string } };
 

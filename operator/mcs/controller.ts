@@ -6,13 +6,12 @@
 // are the manager's, shared with every controller: one observation, one writer.
 import { MCS_EXPORT_TO_ANNOTATION, MCS_SERVICE_NAME_LABEL, SERVICE_NAME_LABEL } from '../../api/index.js';
 import { clusterSetOf } from '../model/clusterset.js';
-import type { ClusterEvent } from '../clusters/cache.js';
-import { clusterEventTarget, frozenBy } from '../clusters/lifecycle.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
+import { clusterEventTarget, frozenBy } from '../manager/clusters/lifecycle.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import { errorText } from '../runtime/log.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import { errorText } from '../manager/runtime/log.js';
+import { WorkQueue } from '../manager/runtime/workqueue.js';
 import { McsMetrics } from './metrics.js';
 import {
   CLUSTER_PROPERTIES,
@@ -23,26 +22,13 @@ import {
   SERVICE_IMPORTS,
 } from './kinds.js';
 import { ClusterProperties, propertyConflict } from './cluster-properties.js';
-import { McsReconciler, serviceKeyId, type Member, type ServiceKey } from './reconciler.js';
+import { McsReconciler, type Member } from './reconciler.js';
+import { mcsKeyId, serviceKey, type McsKey } from './keys.js';
 
 export interface McsControllerOptions {
   workers: number;
   firstSyncTimeoutMs?: number;
   requestTimeoutMs?: number;
-}
-
-/** What the queue holds: an exported or imported Service, or a member cluster's identity (its ClusterProperty). */
-type McsKey =
-  ({ kind: 'service' } & ServiceKey) | { kind: 'member'; managementNamespace: string; cluster: string };
-
-function idOf(key: McsKey): string {
-  return key.kind === 'member'
-    ? `member|${key.managementNamespace}|${key.cluster}`
-    : `service|${serviceKeyId(key)}`;
-}
-
-function serviceKey(managementNamespace: string, namespace: string, name: string): McsKey {
-  return { kind: 'service', managementNamespace, namespace, name };
 }
 
 export class McsController implements Runnable {
@@ -75,14 +61,14 @@ export class McsController implements Runnable {
     });
     this.properties = new ClusterProperties({ writer: mgr.writer, requestTimeoutMs, firstSyncTimeoutMs });
     this.queue = new WorkQueue<McsKey>((key) => this.handle(key), {
-      idOf,
+      idOf: mcsKeyId,
       concurrency: opts.workers,
       metrics: mgr.metrics.controller(this.name, opts.workers),
       baseDelayMs: 200,
       maxDelayMs: 30_000,
       onError: (key, err, retryInMs) =>
         mgr.log.warn('multi-cluster services reconcile failed', {
-          key: idOf(key),
+          key: mcsKeyId(key),
           error: errorText(err),
           retryInMs,
         }),
@@ -100,7 +86,7 @@ export class McsController implements Runnable {
       this.seenSet.set(name, set);
       if (set || was) this.enqueueNamespace(name);
     });
-    onClusterChange(cache.clusterObjects, (_type, cluster) => {
+    this.mgr.provider.onChange((_type, cluster) => {
       const ns = cluster.metadata?.namespace ?? '';
       if (this.clusterSet(ns) || this.seenSet.get(ns)) this.enqueueNamespace(ns);
     });
@@ -135,7 +121,7 @@ export class McsController implements Runnable {
     const remote = this.mgr.clusters.get(ns, cluster);
     if (!remote) return;
     const set = this.clusterSet(ns);
-    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
+    const object = this.mgr.provider.get(ns, cluster);
     if (set && object && !frozenBy(object)) {
       const { conflict } = await this.properties.keep(remote, cluster, set);
       this.noteConflict(ns, cluster, conflict);
@@ -234,7 +220,7 @@ export class McsController implements Runnable {
     const had = this.conflicts.has(id);
     if (conflict) this.conflicts.set(id, conflict);
     else this.conflicts.delete(id);
-    const object = this.mgr.cache.clusterObjects.get(cluster, ns);
+    const object = this.mgr.provider.get(ns, cluster);
     if (conflict) {
       this.mgr.log.warn('cluster left out of its ClusterSet', { cluster: id, error: conflict });
       if (object)
@@ -258,7 +244,7 @@ export class McsController implements Runnable {
   }
 
   private clustersOf(ns: string): Member[] {
-    return this.mgr.cache.clusterObjects.list(ns).map((c) => {
+    return this.mgr.provider.list(ns).map((c) => {
       const name = c.metadata?.name ?? '';
       return {
         name,
@@ -272,7 +258,7 @@ export class McsController implements Runnable {
   /** Every exported or imported Service the namespace's clusters show, and each cluster's identity. */
   private keysOf(ns: string): McsKey[] {
     const keys = new Map<string, McsKey>();
-    const add = (key: McsKey) => keys.set(idOf(key), key);
+    const add = (key: McsKey) => keys.set(mcsKeyId(key), key);
     const member = Boolean(this.clusterSet(ns));
     for (const c of this.clustersOf(ns)) {
       add({ kind: 'member', managementNamespace: ns, cluster: c.name });

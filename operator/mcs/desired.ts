@@ -8,7 +8,7 @@
 // every export of a Service in conflict says so (Conflict=True, one reason).
 import type { McsServicePort, ServiceImportSpec, SessionAffinityConfig } from '../../api/index.js';
 import type { EndpointGroup, ExportObservation } from './observe.js';
-import { EXPORT_CONDITIONS, type ExportReason } from '../model/conditions.js';
+import { EXPORT_CONDITIONS, type ExportReason } from './conditions.js';
 import { matchesSelector } from '../model/selector.js';
 
 export interface ExportCondition {

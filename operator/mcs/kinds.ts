@@ -17,8 +17,8 @@ import {
   SERVICEEXPORT_PLURAL,
   SERVICEIMPORT_PLURAL,
 } from '../../api/index.js';
-import { endpointSlicesType, servicesType } from '../clusters/kinds.js';
-import { customResourceType, type ResourceType } from '../clusters/resource.js';
+import { endpointSlicesType, servicesType } from '../manager/clusters/kinds.js';
+import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
 
 export const SERVICE_EXPORTS = customResourceType({
   kind: 'ServiceExport',

@@ -1,6 +1,6 @@
 // The Multi-Cluster Services controller's own metrics, registered on the
 // manager's registry.
-import { registerRead, type Registry } from '../../process/metrics.js';
+import { registerRead, type Registry } from '../../runtime/metrics.js';
 
 export class McsMetrics {
   /** ServiceExports whose Conflict condition is True: "cluster namespace/cluster name/export namespace/export name". */

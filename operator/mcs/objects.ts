@@ -22,13 +22,9 @@ import {
   type ServiceImportSpec,
   type ServiceImportStatus,
 } from '../../api/index.js';
-import {
-  IMPORT_REASONS,
-  IMPORT_SOURCES_REACHABLE,
-  setCondition,
-  type ConditionInput,
-} from '../model/conditions.js';
-import { canonical, sameJson } from '../runtime/equal.js';
+import { setCondition, type ConditionInput } from '../model/conditions.js';
+import { IMPORT_REASONS, IMPORT_SOURCES_REACHABLE } from './conditions.js';
+import { canonical, sameJson } from '../manager/runtime/equal.js';
 import type { ImportDesired } from './desired.js';
 
 const MAX_ENDPOINTS_PER_SLICE = 100;

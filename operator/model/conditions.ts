@@ -2,7 +2,7 @@
 // spelled. Conditions follow the Kubernetes convention (metav1.Condition):
 // lastTransitionTime moves only when the status flips.
 import type { Condition, ConditionStatus } from '../../api/index.js';
-import { CONDITION_MESSAGE_MAX, truncateText } from '../runtime/summary.js';
+import { CONDITION_MESSAGE_MAX, truncateText } from '../manager/runtime/summary.js';
 
 export const READY = 'Ready';
 
@@ -44,13 +44,13 @@ export const HOSTNAME_REASONS = {
   Accepted: 'Accepted',
   Conflict: 'Conflict',
   Invalid: 'Invalid',
-  /** A DNSZone in Enforce delegates the name to no namespace matching the GatewayDNS's (ADR 0212). */
+  /** A DNSZone in Enforce delegates the name to no namespace matching the GatewayDNS's (ADR 0213). */
   NotDelegated: 'NotDelegated',
 } as const;
 export type HostnameReason = (typeof HOSTNAME_REASONS)[keyof typeof HOSTNAME_REASONS];
 
 /**
- * Whether the custom names served are governed by delegations (ADR 0212); set only while some are
+ * Whether the custom names served are governed by delegations (ADR 0213); set only while some are
  * served. True/Delegated: every one is in a zone with a DNSZone that allows this namespace.
  * False/FirstClaim: some are in a zone declared by flags only, where the oldest claim from any
  * namespace wins (the unsafe mode, made visible). False/Audit: a DNSZone in Audit would withdraw some.
@@ -123,55 +123,11 @@ export const MIRROR_REASONS = {
 } as const;
 export type MirrorReason = (typeof MIRROR_REASONS)[keyof typeof MIRROR_REASONS];
 
-/** A ServiceExport's conditions (Multi-Cluster Services, operator/mcs/). */
-export const EXPORT_CONDITIONS = { Valid: 'Valid', Ready: 'Ready', Conflict: 'Conflict' } as const;
-
-/** KEP-1645's reasons (sigs.k8s.io/mcs-api v1beta1), the ones we use. */
-export const EXPORT_REASONS = {
-  Valid: 'Valid',
-  NoService: 'NoService',
-  InvalidServiceType: 'InvalidServiceType',
-  /** The export-to annotation is no label selector. */
-  InvalidExportTo: 'InvalidExportTo',
-  Exported: 'Exported',
-  Pending: 'Pending',
-  Failed: 'Failed',
-  NoConflicts: 'NoConflicts',
-  TypeConflict: 'TypeConflict',
-  PortConflict: 'PortConflict',
-  SessionAffinityConflict: 'SessionAffinityConflict',
-  SessionAffinityConfigConflict: 'SessionAffinityConfigConflict',
-  InternalTrafficPolicyConflict: 'InternalTrafficPolicyConflict',
-  TrafficDistributionConflict: 'TrafficDistributionConflict',
-  IPFamilyConflict: 'IPFamilyConflict',
-  LabelsConflict: 'LabelsConflict',
-  AnnotationsConflict: 'AnnotationsConflict',
-} as const;
-export type ExportReason = (typeof EXPORT_REASONS)[keyof typeof EXPORT_REASONS];
-
-/**
- * On a ServiceImport we keep: whether every cluster whose exports make it up answers; when one does
- * not, its last known endpoints stay in the import and the condition says which and since when.
- */
-export const IMPORT_SOURCES_REACHABLE = 'SourcesReachable';
-export const IMPORT_REASONS = {
-  AllReachable: 'AllReachable',
-  SourceUnreachable: 'SourceUnreachable',
-} as const;
-export type ImportReason = (typeof IMPORT_REASONS)[keyof typeof IMPORT_REASONS];
-
 export interface ConditionInput {
   type: string;
   status: ConditionStatus;
-  reason:
-    | Reason
-    | MirrorReason
-    | ExportReason
-    | HostnameReason
-    | DegradedReason
-    | ImportReason
-    | DelegationReason
-    | ZoneReason;
+  /** One of a controller's reason constants (REASONS here, mcs/conditions.ts for Multi-Cluster Services). */
+  reason: string;
   message: string;
   observedGeneration?: number;
 }

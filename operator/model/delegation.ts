@@ -1,4 +1,4 @@
-// Who may use a custom name in a zone a DNSZone governs (ADR 0212). Pure: the
+// Who may use a custom name in a zone a DNSZone governs (ADR 0213). Pure: the
 // DNSZone controller (operator/zones/) checks a spec and decides the
 // delegations in force; the GatewayDNS claims (gatewaydns/claims/) ask, for a
 // name and a namespace, whether the zone allows it. Both read this one rule.

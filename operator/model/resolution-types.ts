@@ -1,6 +1,6 @@
 // One entry per resolution type: what it reads of a workload cluster, how
 // that becomes addresses, and what it publishes beyond A/AAAA. The record
-// sets (gatewaydns/sources.ts, desired.ts), the mirror (mirror/reconciler.ts)
+// sets (gatewaydns/sources/reader.ts, plan/desired.ts), the mirror (gatewaydns/apply/mirror/reconciler.ts)
 // and the controller's event routing read this table; a new type is one
 // entry, not a branch in each of them. Pure.
 import type { V1EndpointSlice, V1Node, V1Service } from '@kubernetes/client-node';

@@ -7,16 +7,15 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DNSZone, GatewayDNS } from '../../api/index.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
-import type { WatchedResource } from '../runtime/informer.js';
-import { errorText } from '../runtime/log.js';
-import { WorkQueue } from '../runtime/workqueue.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
+import { errorText } from '../manager/runtime/log.js';
+import { WorkQueue } from '../manager/runtime/workqueue.js';
 import { DNSZONES, GATEWAYDNS } from './kinds.js';
 import { ZoneMetrics } from './metrics.js';
 import { DnsZonePatcher } from './patcher.js';
 import { ZoneReconciler } from './reconciler.js';
 import { ZoneDeclarer } from './declare.js';
-import { onClusterChange } from '../clusters/cluster-changes.js';
-import type { ClusterEvent } from '../clusters/cache.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
 
 export interface ZoneControllerOptions {
   /** The zones the flags declare (--domain-suffix, --zone). */
@@ -50,7 +49,7 @@ export class ZoneController implements Runnable {
       writer: mgr.writer,
       recordsNamespace: mgr.recordsNamespace,
       listClusters: () =>
-        mgr.cache.clusterObjects
+        mgr.provider
           .list()
           .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
       firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
@@ -127,7 +126,7 @@ export class ZoneController implements Runnable {
     });
     this.mgr.share.onChange(() => this.enqueueAll());
     // A new workload cluster is told the zones; one that comes back after a failed pass too.
-    onClusterChange(this.mgr.cache.clusterObjects, (type) => {
+    this.mgr.provider.onChange((type) => {
       if (type === 'add' && this.zones.list().length) this.enqueueAll();
     });
     this.mgr.clusters.onEvent((event) => this.onClusterEvent(event));

@@ -1,6 +1,6 @@
 // Zones declared once: the zones in force are told to every workload cluster's
 // dns-server through one ConfigMap in its records namespace (capi-dns-zones,
-// api/zone-declaration.ts; ADR 0212), compared with the watched copy and
+// api/zone-declaration.ts; ADR 0213), compared with the watched copy and
 // written through the manager's one writer only where it differs. A cluster
 // without the records namespace runs no dns-server and is skipped.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
@@ -12,11 +12,11 @@ import {
   zoneDeclarationText,
   type DeclaredZone,
 } from '../../api/index.js';
-import type { ClusterCache } from '../clusters/cache.js';
-import { NAMESPACES } from '../clusters/kinds.js';
-import type { OwnedObjectWriter } from '../clusters/owned-writer.js';
-import type { RemoteCluster } from '../clusters/remote.js';
-import { errorText, type Logger } from '../runtime/log.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import { NAMESPACES } from '../manager/clusters/kinds.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
 import { ZONE_DECLARATIONS } from './kinds.js';
 
 export interface DeclarerOptions {

@@ -13,8 +13,8 @@ import {
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import { configMapsType } from '../clusters/kinds.js';
-import { customResourceType, type ResourceType } from '../clusters/resource.js';
+import { configMapsType } from '../manager/clusters/kinds.js';
+import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
 
 export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
   kind: 'DNSZone',

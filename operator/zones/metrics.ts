@@ -1,5 +1,5 @@
 // The DNSZone controller's own metrics, registered on the manager's registry.
-import { registerRead, type Registry } from '../../process/metrics.js';
+import { registerRead, type Registry } from '../../runtime/metrics.js';
 
 export class ZoneMetrics {
   /** Per DNSZone in Audit: how many served names Enforce would withdraw. */

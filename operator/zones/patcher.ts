@@ -3,7 +3,7 @@
 // the resourceVersion), as the GatewayDNS patcher makes them.
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { DNSZONE_PLURAL, GROUP, VERSION, type DNSZone, type DNSZoneStatus } from '../../api/index.js';
-import { sameJson, withTimeout } from '../runtime/equal.js';
+import { sameJson, withTimeout } from '../manager/runtime/equal.js';
 
 export class DnsZonePatcher {
   private readonly custom: CustomObjectsApi;

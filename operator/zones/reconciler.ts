@@ -3,12 +3,12 @@
 // reconcileDelete (wait until what it governed is withdrawn, then drop the
 // finalizer) or reconcileNormal (finalizer; the status, pure, in status.ts).
 // The GatewayDNS claims read the delegations in force from status.enforced,
-// so this status is what puts a spec in force (ADR 0212).
+// so this status is what puts a spec in force (ADR 0213).
 import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus } from '../../api/index.js';
 import { ZONE_CONDITIONS } from '../model/conditions.js';
 import { governingZone, inZone } from '../model/delegation.js';
-import { errorText, type Logger } from '../runtime/log.js';
-import type { Outcome } from '../runtime/workqueue.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import type { Outcome } from '../manager/runtime/workqueue.js';
 import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
 import type { ZoneDeclarer } from './declare.js';

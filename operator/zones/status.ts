@@ -2,7 +2,7 @@
 // serves (their status.hostnames) → the DNSZone's status: the delegations in
 // force (status.enforced), its conditions, which namespaces hold which of its
 // names, and in Audit what Enforce would withdraw. Bad input leaves the
-// delegations in force as they were: nothing served changes (ADR 0212).
+// delegations in force as they were: nothing served changes (ADR 0213).
 import type { DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
 import {
   removeCondition,
@@ -19,7 +19,7 @@ import {
   verdictFor,
   type GoverningZone,
 } from '../model/delegation.js';
-import { namedFirst } from '../runtime/summary.js';
+import { namedFirst } from '../manager/runtime/summary.js';
 
 /** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
 export interface ServedNames {

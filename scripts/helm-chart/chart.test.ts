@@ -1,107 +1,101 @@
+// The generator run on the real config/ (kubectl kustomize: .cache/bin's, or
+// PATH's): what it makes of config/'s own objects, not of made-up ones, so
+// that an object config/ has and the chart lacks shows here.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { chart, type Manifest } from './chart.js';
+import { chartInput } from './render.js';
 
-const deployment = (
-  name: string,
-  namespace: string,
-  image: string,
-  args: string[],
-  extra = {},
-): Manifest => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name, namespace, labels: { 'app.kubernetes.io/name': name } },
-  spec: {
-    replicas: 2,
-    template: {
-      metadata: { labels: { 'app.kubernetes.io/name': name } },
-      spec: { containers: [{ name: 'c', image, args, resources: { limits: { memory: '1Mi' } } }], ...extra },
-    },
-  },
-});
-const crd = (name: string): Manifest => ({
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name },
-});
-const input = {
-  management: [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-dns-system' } },
-    crd('gatewaydns.connectivity.tanzu.vmware.com'),
-    deployment('capi-dns-controller', 'capi-dns-system', 'ghcr.io/x/controller:0.1.0', [
-      '--domain-suffix=xcc.test',
-      '--shards=16',
-    ]),
-  ],
-  workload: [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-dns' } },
-    crd('dnsrecordsets.connectivity.tanzu.vmware.com'),
-    deployment('capi-dns-server', 'capi-dns', 'ghcr.io/x/dns-server:0.1.0', ['--zone=xcc.test'], {
-      priorityClassName: 'p',
-      topologySpreadConstraints: [],
-    }),
-  ],
-  optional: {},
-  version: '1.2.3',
-};
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BUILT = path.join(ROOT, '.cache', 'bin', 'kubectl');
+const input = chartInput(ROOT, existsSync(BUILT) ? BUILT : 'kubectl');
 
-describe('chart', () => {
+describe('chart of the real config/', () => {
+  const { files } = chart(input);
+
   it('makes the CRDs files of crds/, the Namespaces Helm or a value, the rest templates', () => {
-    const { files } = chart(input);
-    expect([...files.keys()].sort()).toEqual([
-      'Chart.yaml',
+    expect([...files.keys()].filter((f) => f.startsWith('crds/')).sort()).toEqual([
+      'crds/clusterproperties.about.k8s.io.yaml',
       'crds/dnsrecordsets.connectivity.tanzu.vmware.com.yaml',
       'crds/gatewaydns.connectivity.tanzu.vmware.com.yaml',
-      'templates/_workload.tpl',
-      'templates/clusterresourceset.yaml',
-      'templates/dns-server.yaml',
-      'templates/operator/deployment-capi-dns-controller.yaml',
-      'values.yaml',
+      'crds/serviceexports.multicluster.x-k8s.io.yaml',
+      'crds/serviceimports.multicluster.x-k8s.io.yaml',
     ]);
-    expect(files.get('Chart.yaml')).toContain('version: 1.2.3\nappVersion: 0.1.0\n');
     expect(files.get('templates/_workload.tpl')).toContain('name: {{ $.root.Values.recordsNamespace }}');
+    expect(files.has('templates/operator/namespace-capi-dns-system.yaml')).toBe(false);
+    expect(files.has('templates/tests/dns-server-test.yaml')).toBe(true);
+    expect(files.has('values.schema.json')).toBe(true);
+  });
+
+  it('has every monitoring object of config/monitoring, both sides, each behind its value', () => {
+    const monitoring = [...input.optional.monitoring!, ...input.optional['monitoring/workload']!];
+    expect(monitoring.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ConfigMap/capi-dns-operator-dashboard',
+      'ConfigMap/capi-dns-server-dashboard',
+      'PodMonitor/capi-dns-controller',
+      'PodMonitor/capi-dns-server',
+      'PrometheusRule/capi-dns-operator',
+      'PrometheusRule/capi-dns-server',
+    ]);
+    // The management side's as template files, the dns-server's (records namespace) in _workload.tpl.
+    expect(files.get('templates/monitoring/prometheusrule-capi-dns-operator.yaml')).toContain(
+      '{{- if and $.Values.operator.enabled $.Values.monitoring.prometheusRule.enabled }}',
+    );
+    const workload = files.get('templates/_workload.tpl')!;
+    for (const kind of ['PodMonitor', 'PrometheusRule']) {
+      const gate = kind === 'PodMonitor' ? 'podMonitors' : 'prometheusRule';
+      const at = workload.indexOf(
+        `{{- if $.root.Values.monitoring.${gate}.enabled }}\n---\napiVersion: monitoring.coreos.com/v1\nkind: ${kind}\n`,
+      );
+      expect(at).toBeGreaterThan(workload.indexOf('kind: Deployment'));
+    }
+    // Prometheus's {{ }} escaped, the runbooks' base a value.
+    expect(workload).toContain('{{ "{{" }} $labels.instance {{ "}}" }}');
+    expect(workload).toContain(
+      'runbook_url: {{ printf "%s#capidnsserverdown" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}',
+    );
   });
 
   it("takes the values' defaults from config/, and fails when config/ disagrees with itself", () => {
-    const { files } = chart(input);
-    expect(files.get('values.yaml')).toMatch(/\nzone: xcc.test\n/);
-    expect(files.get('values.yaml')).toMatch(/ {2}shards: 16\n/);
+    const values = parse(files.get('values.yaml')!) as {
+      zone: string;
+      operator: { shards: number; replicas: number };
+      dnsServer: { networkPolicy: { metricsFrom: unknown[] } };
+    };
+    expect(values.zone).toBe('xcc.test');
+    expect(values.operator).toMatchObject({ shards: 16, replicas: 3 });
+    expect(values.dnsServer.networkPolicy.metricsFrom).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
     const other = structuredClone(input);
-    (
-      other.workload[2]!.spec as { template: { spec: { containers: { args: string[] }[] } } }
-    ).template.spec.containers[0]!.args = ['--zone=example.org'];
+    const server = other.workload.find((o) => o.kind === 'Deployment')!;
+    const container = (server.spec as { template: { spec: { containers: { args: string[] }[] } } }).template
+      .spec.containers[0]!;
+    container.args = container.args.map((a) => (a.startsWith('--zone=') ? '--zone=example.org' : a));
     expect(() => chart(other)).toThrow(/zone to "xcc.test" in one place and "example.org"/);
   });
 
-  it('puts an optional directory behind its values, and refuses a kind it does not know', () => {
-    const rule: Manifest = {
-      apiVersion: 'monitoring.coreos.com/v1',
-      kind: 'PrometheusRule',
-      metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
-      spec: { groups: [{ rules: [{ annotations: { summary: '{{ $labels.pod }}' } }] }] },
-    };
-    const podMonitor: Manifest = {
-      apiVersion: 'monitoring.coreos.com/v1',
-      kind: 'PodMonitor',
-      metadata: { name: 'capi-dns-server', namespace: 'capi-dns' },
-    };
-    const { files } = chart({ ...input, optional: { monitoring: [rule, podMonitor] } });
-    const text = files.get('templates/monitoring/prometheusrule-capi-dns.yaml')!;
-    expect(text).toContain(
-      '{{- if and $.Values.operator.enabled $.Values.monitoring.prometheusRule.enabled }}',
+  it('refuses a kind of an optional directory it does not know', () => {
+    const rule = input.optional.monitoring!.find((o) => o.kind === 'PrometheusRule')!;
+    const unknown: Manifest = { ...rule, kind: 'ServiceMonitor' };
+    expect(() => chart({ ...input, optional: { ...input.optional, monitoring: [unknown] } })).toThrow(
+      /config\/monitoring has a ServiceMonitor/,
     );
-    // The records namespace's: the workload side's, after its other objects, behind its value.
-    expect(files.has('templates/monitoring/podmonitor-capi-dns-server.yaml')).toBe(false);
-    const workload = files.get('templates/_workload.tpl')!;
-    const podMonitorAt = workload.indexOf(
-      '{{- if $.root.Values.monitoring.podMonitors.enabled }}\n---\napiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\n',
-    );
-    expect(podMonitorAt).toBeGreaterThan(workload.indexOf('kind: Deployment'));
-    expect(workload.slice(podMonitorAt)).toContain('namespace: {{ $.root.Values.recordsNamespace }}');
-    expect(text).toContain('namespace: {{ $.Release.Namespace }}');
-    expect(text).toContain('{{ "{{" }} $labels.pod {{ "}}" }}');
-    expect(files.get('values.yaml')).toMatch(/monitoring:\n {2}prometheusRule:\n.*\n {4}enabled: false/);
-    expect(() =>
-      chart({ ...input, optional: { monitoring: [{ ...rule, kind: 'ServiceMonitor' }] } }),
-    ).toThrow(/config\/monitoring has a ServiceMonitor/);
+  });
+
+  it('writes a values.schema.json that types every value and admits no other key', () => {
+    const schema = JSON.parse(files.get('values.schema.json')!) as {
+      additionalProperties: boolean;
+      properties: Record<
+        string,
+        { additionalProperties?: boolean; properties?: Record<string, { type?: string }> }
+      >;
+    };
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.operator!.additionalProperties).toBe(false);
+    expect(schema.properties.operator!.properties!.extraArgs!.type).toBe('array');
+    expect(schema.properties.dnsServer!.properties!.replicas).toMatchObject({ type: 'integer', minimum: 0 });
   });
 });

@@ -12,6 +12,7 @@ import {
   chartYaml,
   clusterResourceSetTemplate,
   DNS_SERVER_TEMPLATE,
+  DNS_SERVER_TEST_TEMPLATE,
   GENERATED,
   GENERATED_TEMPLATE,
 } from './fixed.js';
@@ -33,6 +34,14 @@ export const OPTIONAL_DIRS: { dir: string; kinds: Record<string, string> }[] = [
       PrometheusRule: 'monitoring.prometheusRule.enabled',
       PodMonitor: 'monitoring.podMonitors.enabled',
       ConfigMap: 'monitoring.dashboards.enabled',
+    },
+  },
+  // The dns-server's alerts and PodMonitor (config/monitoring's kustomization is the management side's).
+  {
+    dir: 'monitoring/workload',
+    kinds: {
+      PrometheusRule: 'monitoring.prometheusRule.enabled',
+      PodMonitor: 'monitoring.podMonitors.enabled',
     },
   },
 ];
@@ -110,7 +119,7 @@ export function chart(input: ChartInput): Chart {
   const define = (name: string, objects: Manifest[], extra: typeof optional = []) =>
     `{{- define "capi-dns.workload.${name}" -}}\n${objects.map((o) => inside.workloadObject(o)).join('---\n')}` +
     extra
-      .map((g) => `{{- if $.root.Values.${g.gate} }}\n---\n${inside.plainObject(g.object)}{{- end }}\n`)
+      .map((g) => `{{- if $.root.Values.${g.gate} }}\n---\n${inside.monitoringObject(g.object)}{{- end }}\n`)
       .join('') +
     '{{- end }}\n';
   files.set(
@@ -124,6 +133,7 @@ export function chart(input: ChartInput): Chart {
       ].join(''),
   );
   files.set('templates/dns-server.yaml', DNS_SERVER_TEMPLATE);
+  files.set('templates/tests/dns-server-test.yaml', DNS_SERVER_TEST_TEMPLATE);
   files.set('templates/clusterresourceset.yaml', clusterResourceSetTemplate(workloadCrds));
 
   // Optional directories, each kind behind its value; the management side's with the operator.
@@ -133,10 +143,12 @@ export function chart(input: ChartInput): Chart {
     files.set(
       `templates/${gate.split('.')[0]}/${fileName(object)}`,
       GENERATED_TEMPLATE(`config/${gate.split('.')[0]}`) +
-        `{{- if and $.Values.operator.enabled $.Values.${gate} }}\n${top.plainObject(object)}{{- end }}\n`,
+        `{{- if and $.Values.operator.enabled $.Values.${gate} }}\n${top.monitoringObject(object)}{{- end }}\n`,
     );
   }
 
+  values.set('nameOverride', '');
+  values.set('fullnameOverride', '');
   values.set('clusterResourceSet.enabled', false);
   values.set('clusterResourceSet.clusterSelector', {
     matchLabels: { [WORKLOAD_LABEL]: WORKLOAD_LABEL_VALUE },
@@ -155,6 +167,7 @@ export function chart(input: ChartInput): Chart {
       GENERATED('config/') + "# The defaults are config/'s settings; see README.md for what each does.\n",
     ),
   );
+  files.set('values.schema.json', values.schema());
   return { files, valuesTable: values.markdownTable() };
 }
 

@@ -22,8 +22,10 @@ export function chartYaml(version: string, appVersion: string): string {
         type: 'application',
         version,
         appVersion,
-        // config/dns-server sets net.ipv4.tcp_wmem/tcp_rmem, safe sysctls since 1.32.
-        kubeVersion: '>=1.32.0-0',
+        // The CRDs' CEL validation rules are GA since 1.29. The dns-server's sysctls need 1.32
+        // (safe since then): dns-server.yaml checks that where it installs the dns-server, not here,
+        // so that a management cluster on 1.29-1.31 takes the operator.
+        kubeVersion: '>=1.29.0-0',
         keywords: ['dns', 'cluster-api', 'multi-cluster', 'multicluster-services'],
       },
       { version: '1.1', lineWidth: 0 },
@@ -35,6 +37,9 @@ export const DNS_SERVER_TEMPLATE = `${GENERATED_TEMPLATE('scripts/helm-chart/fix
 {{- if $.Values.dnsServer.enabled }}
 {{- if ne $.Release.Namespace $.Values.recordsNamespace }}
 {{- fail (printf "dnsServer.enabled: install into the namespace the operator writes DNSRecordSets to, recordsNamespace %q (helm install -n %s --create-namespace), not %q" $.Values.recordsNamespace $.Values.recordsNamespace $.Release.Namespace) }}
+{{- end }}
+{{- if semverCompare "<1.32.0-0" $.Capabilities.KubeVersion.Version }}
+{{- fail (printf "dnsServer.enabled: the dns-server's pods set the sysctls net.ipv4.tcp_wmem and tcp_rmem, safe (namespaced) since Kubernetes 1.32; this cluster is %s (remove them with podSecurityContext, see the chart's README)" $.Capabilities.KubeVersion.Version) }}
 {{- end }}
 {{- $objects := dict "root" $ "helmLabels" true }}
 {{ include "capi-dns.workload.cluster" $objects }}
@@ -88,3 +93,69 @@ spec:
 {{- end }}
 `;
 }
+
+/**
+ * `helm test`: a pod in the release namespace asks the installed dns-server, through its Service,
+ * for the SOA of the zone, with the dns-server's own image (Node's resolver; the image has no
+ * shell). config/'s NetworkPolicy admits pods of the namespace labelled capi-dns.io/dns-test.
+ */
+export const DNS_SERVER_TEST_TEMPLATE = `${GENERATED_TEMPLATE('scripts/helm-chart/fixed.ts')}{{- if $.Values.dnsServer.enabled }}
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {{ printf "%s-dns-test" (include "capi-dns.fullname" $) | quote }}
+  namespace: {{ $.Release.Namespace }}
+  labels:
+    {{- include "capi-dns.labels" $ | nindent 4 }}
+    capi-dns.io/dns-test: "true"
+  annotations:
+    helm.sh/hook: test
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  {{- with $.Values.dnsServer.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 65532
+    runAsGroup: 65532
+    seccompProfile:
+      type: RuntimeDefault
+  containers:
+    - name: dns-test
+      image: {{ include "capi-dns.image" (dict "image" $.Values.dnsServer.image "root" $) | quote }}
+      {{- with $.Values.dnsServer.image.pullPolicy }}
+      imagePullPolicy: {{ . }}
+      {{- end }}
+      command: [node]
+      args:
+        - --input-type=module
+        - -e
+        - |
+          // The Service's address from the variables the kubelet sets for it (no cluster DNS needed).
+          import { Resolver } from 'node:dns/promises';
+          import { isIPv6 } from 'node:net';
+          const host = process.env.CAPI_DNS_SERVER_SERVICE_HOST;
+          const zone = process.env.ZONE;
+          if (!host) throw new Error('no Service capi-dns-server in this namespace (CAPI_DNS_SERVER_SERVICE_HOST unset)');
+          const resolver = new Resolver({ timeout: 2000, tries: 3 });
+          resolver.setServers([isIPv6(host) ? \`[\${host}]:53\` : \`\${host}:53\`]);
+          const soa = await resolver.resolveSoa(zone);
+          console.log(JSON.stringify({ msg: 'the dns-server answers', server: host, zone, soa }));
+      env:
+        - name: ZONE
+          value: {{ $.Values.zone | quote }}
+      resources:
+        limits:
+          cpu: 100m
+          memory: 64Mi
+      securityContext:
+        allowPrivilegeEscalation: false
+        readOnlyRootFilesystem: true
+        capabilities:
+          drop: [ALL]
+{{- end }}
+`;

@@ -68,6 +68,15 @@ export class Holes {
     return this.lines((pad) => [`${pad}{{- range ${expr} }}`, `${pad}- {{ . | quote }}`, `${pad}{{- end }}`]);
   }
 
+  /** The elements of `expr` (a list of objects), as YAML list items: use as a list item. */
+  listItems(expr: string): string {
+    return this.lines((pad) => [
+      `${pad}{{- with ${expr} }}`,
+      `${pad}{{- toYaml . | nindent ${pad.length} }}`,
+      `${pad}{{- end }}`,
+    ]);
+  }
+
   /** The object as template text; every hole it holds is filled, and each exactly once. */
   render(object: unknown): string {
     const text = escapeActions(stringify(object, { version: '1.1', lineWidth: 0 }));

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseManifests } from '../clusterresourceset/generate.js';
-import { chart, OPTIONAL_DIRS, type Chart, type Manifest } from './chart.js';
+import { chart, OPTIONAL_DIRS, type Chart, type ChartInput, type Manifest } from './chart.js';
 
 export const CHART_DIR = path.join('charts', 'capi-dns');
 /** Written by hand; the generator leaves them alone (README.md but for its values table). */
@@ -18,6 +18,11 @@ function kustomize(kubectl: string, dir: string): Manifest[] {
 }
 
 export function renderChart(root: string, kubectl = 'kubectl'): Chart {
+  return chart(chartInput(root, kubectl));
+}
+
+/** What the chart is made from: config/ as kustomize renders it, and package.json's version. */
+export function chartInput(root: string, kubectl = 'kubectl'): ChartInput {
   const config = (dir: string) => path.join(root, 'config', dir);
   const optional: Record<string, Manifest[]> = {};
   for (const { dir } of OPTIONAL_DIRS)
@@ -26,12 +31,12 @@ export function renderChart(root: string, kubectl = 'kubectl'): Chart {
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
     version: string;
   };
-  return chart({
+  return {
     management: kustomize(kubectl, config('default')),
     workload: kustomize(kubectl, config('workload')),
     optional,
     version,
-  });
+  };
 }
 
 /** README.md with its values table replaced by the chart's. */

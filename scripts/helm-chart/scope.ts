@@ -3,14 +3,11 @@
 // component's Deployment the fields that are values (replicas, image, the
 // flags of FLAGS, resources, scheduling), their defaults registered in Values.
 import { Holes } from './holes.js';
+import type { Manifest } from './manifest.js';
+import { monitoring, networkPolicy } from './monitoring.js';
 import type { Values } from './values.js';
 
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, unknown> };
-  [field: string]: unknown;
-}
+export type { Manifest } from './manifest.js';
 
 /** The namespaces of config/: the management side's becomes the release's, the workload side's a value. */
 export const OPERATOR_NAMESPACE = 'capi-dns-system';
@@ -40,6 +37,8 @@ function child(o: Obj, key: string, what: string): Obj {
   return c as Obj;
 }
 
+const RBAC_KINDS = new Set(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+
 /** Templating of objects for one root of values: `$` in a template file, `$.root` in a named template. */
 export class Scope {
   private readonly holes = new Holes();
@@ -55,44 +54,95 @@ export class Scope {
     this.v = `${root}.Values`;
   }
 
-  /** A management object: the release namespace, Helm's labels, and the operator's values. */
+  /**
+   * A management object: the release namespace, Helm's labels, and the operator's values. The
+   * cluster-wide objects (ClusterRoles, ClusterRoleBindings) are named after the release's full
+   * name, so that a second release (another watchNamespace) owns its own; the release `capi-dns`
+   * keeps config/'s names.
+   */
   operatorObject(original: Manifest): string {
-    const o = this.common(original);
+    const o = this.common(original, 'operator');
+    this.releaseNamed(o);
     if (o.kind === 'Deployment') this.deployment(o, 'operator');
-    // DNSZones are cluster-scoped: their grant stays cluster-wide with operator.watchNamespace (ADR 0212).
-    if (o.kind === 'ClusterRoleBinding' && o.metadata.name !== 'capi-dns-controller-dnszones') {
+    if (o.kind === 'PodDisruptionBudget') this.podDisruptionBudget(o, 'operator');
+    let text: string;
+    // DNSZones are cluster-scoped: their grant stays cluster-wide with operator.watchNamespace (ADR 0213).
+    if (o.kind === 'ClusterRoleBinding' && original.metadata.name !== 'capi-dns-controller-dnszones') {
       // operator.watchNamespace: the same grant, in that namespace only (config/README.md).
-      const rb = this.common(original);
+      const rb = this.common(original, 'operator');
+      this.releaseNamed(rb);
       rb.kind = 'RoleBinding';
       rb.metadata.namespace = this.holes.scalar(`${this.v}.operator.watchNamespace | quote`);
-      return (
+      text =
         `{{- if not ${this.v}.operator.watchNamespace }}\n${this.holes.render(o)}` +
-        `{{- else }}\n${this.holes.render(rb)}{{- end }}\n`
-      );
-    }
-    return this.holes.render(o);
+        `{{- else }}\n${this.holes.render(rb)}{{- end }}\n`;
+    } else text = this.holes.render(o);
+    return this.gated(o.kind, 'operator', text);
   }
 
   /** A workload object: the records namespace, Helm's labels when asked, and the dns-server's values. */
   workloadObject(original: Manifest): string {
-    const o = this.common(original);
+    const o = this.common(original, 'dnsServer');
     if (o.kind === 'Namespace') o.metadata.name = this.holes.scalar(`${this.v}.recordsNamespace`);
     if (o.kind === 'Deployment') this.deployment(o, 'dnsServer');
-    if (o.kind === 'PodDisruptionBudget') {
-      const spec = child(o, 'spec', 'PodDisruptionBudget');
-      this.values.set('dnsServer.podDisruptionBudget.minAvailable', spec.minAvailable);
-      spec.minAvailable = this.holes.scalar(`${this.v}.dnsServer.podDisruptionBudget.minAvailable`);
+    if (o.kind === 'PodDisruptionBudget') this.podDisruptionBudget(o, 'dnsServer');
+    if (o.kind === 'NetworkPolicy') networkPolicy(o, this.holes, this.values, `${this.v}.dnsServer`);
+    if (o.kind === 'ResourceQuota') {
+      // Room for every replica and a rolling update's surge, and never less than config/'s.
+      const hard = child(child(o, 'spec', 'ResourceQuota'), 'hard', 'ResourceQuota');
+      const floor = Number(hard.pods);
+      hard.pods = this.holes.scalar(`max ${floor} (mul 2 ${this.v}.dnsServer.replicas) | quote`);
     }
+    const text = this.holes.render(o);
+    return o.kind === 'NetworkPolicy'
+      ? `{{- if ${this.v}.dnsServer.networkPolicy.enabled }}\n${text}{{- end }}\n`
+      : this.gated(o.kind, 'dnsServer', text);
+  }
+
+  /** A monitoring object (config/monitoring): namespaces, labels, and the monitoring values. */
+  monitoringObject(original: Manifest): string {
+    const o = this.common(original);
+    monitoring(o, this.holes, this.values, this.v, this.root);
     return this.holes.render(o);
   }
 
-  /** An optional directory's object: namespaces and labels only. */
-  plainObject(original: Manifest): string {
-    return this.holes.render(this.common(original));
+  /** RBAC behind `<c>.rbac.create`, the ServiceAccount behind `<c>.serviceAccount.create`. */
+  private gated(kind: string, c: Component, text: string): string {
+    const gate = RBAC_KINDS.has(kind)
+      ? `${c}.rbac.create`
+      : kind === 'ServiceAccount'
+        ? `${c}.serviceAccount.create`
+        : kind === 'PodDisruptionBudget'
+          ? `${c}.podDisruptionBudget.enabled`
+          : undefined;
+    if (!gate) return text;
+    this.values.set(gate, true);
+    return `{{- if ${this.v}.${gate} }}\n${text}{{- end }}\n`;
+  }
+
+  /** A cluster-wide object's name, and a ClusterRole's in a roleRef, after the release (capi-dns-x → <fullname>-x). */
+  private releaseNamed(o: Manifest): void {
+    const named = (name: unknown) => {
+      const rest = String(name).replace(/^capi-dns/, '');
+      if (rest === String(name)) throw new Error(`${o.kind} ${String(name)}: not named capi-dns…`);
+      return this.holes.scalar(`printf "%s${rest}" (include "capi-dns.fullname" ${this.root}) | quote`);
+    };
+    if (o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding') o.metadata.name = named(o.metadata.name);
+    const ref = o.roleRef as Obj | undefined;
+    if (ref?.kind === 'ClusterRole') ref.name = named(ref.name);
+  }
+
+  private podDisruptionBudget(o: Manifest, c: Component): void {
+    const spec = child(o, 'spec', 'PodDisruptionBudget');
+    for (const key of ['minAvailable', 'maxUnavailable'] as const)
+      if (spec[key] !== undefined) {
+        this.values.set(`${c}.podDisruptionBudget.${key}`, spec[key]);
+        spec[key] = this.holes.scalar(`${this.v}.${c}.podDisruptionBudget.${key}`);
+      }
   }
 
   /** A copy with config/'s namespaces templated (metadata and RBAC subjects) and Helm's labels. */
-  private common(original: Manifest): Manifest {
+  private common(original: Manifest, c?: Component): Manifest {
     const o = structuredClone(original);
     const ns = (name: unknown) =>
       name === OPERATOR_NAMESPACE
@@ -102,7 +152,17 @@ export class Scope {
           : name;
     if (o.metadata.namespace) o.metadata.namespace = ns(o.metadata.namespace) as string;
     if (Array.isArray(o.subjects))
-      for (const s of o.subjects as Obj[]) if (s.namespace) s.namespace = ns(s.namespace);
+      for (const s of o.subjects as Obj[]) {
+        if (s.namespace) s.namespace = ns(s.namespace);
+        if (c && s.kind === 'ServiceAccount') s.name = this.serviceAccountName(c, s.name);
+      }
+    if (c && o.kind === 'ServiceAccount') {
+      o.metadata.name = this.serviceAccountName(c, o.metadata.name);
+      this.values.set(`${c}.serviceAccount.annotations`, {});
+      (o.metadata as Obj)[
+        this.holes.optionalBlock('annotations', `${this.v}.${c}.serviceAccount.annotations`)
+      ] = '';
+    }
     const include = `include "capi-dns.labels" ${this.root}`;
     const labels = this.labelsIf
       ? this.holes.lines((pad) => [
@@ -113,6 +173,20 @@ export class Scope {
       : this.holes.lines((pad) => [`${pad}{{- ${include} | nindent ${pad.length} }}`]);
     o.metadata.labels = { ...(o.metadata.labels ?? {}), [labels]: '' };
     return o;
+  }
+
+  /** The list value `key` (default empty) after config/'s items of `o[field]`, or alone when config/ has none. */
+  private extraItems(o: Obj, field: string, key: string): void {
+    this.values.set(key, []);
+    const had = o[field] as unknown[] | undefined;
+    if (had) o[field] = [...had, this.holes.listItems(`${this.v}.${key}`)];
+    else o[this.holes.optionalBlock(field, `${this.v}.${key}`)] = '';
+  }
+
+  /** `<c>.serviceAccount.name`, config/'s name by default. */
+  private serviceAccountName(c: Component, name: unknown): string {
+    this.values.set(`${c}.serviceAccount.name`, name);
+    return this.holes.scalar(`${this.v}.${c}.serviceAccount.name | quote`);
   }
 
   /** config/'s Deployment of a component: replicas, image, flags, resources and scheduling as values. */
@@ -132,12 +206,36 @@ export class Scope {
     const meta = child(template, 'metadata', what);
     meta[this.holes.optionalBlock('annotations', `${v}.podAnnotations`)] = '';
     this.values.set(`${c}.podAnnotations`, {});
+    // Helm's instance label on the pods too (not in the selector, which stays config/'s and immutable).
+    const instance = `app.kubernetes.io/instance: {{ ${this.root}.Release.Name }}`;
+    const podLabels = child(meta, 'labels', what);
+    podLabels[
+      this.holes.lines((pad) => [
+        ...(this.labelsIf
+          ? [`${pad}{{- if ${this.labelsIf} }}`, `${pad}${instance}`, `${pad}{{- end }}`]
+          : [`${pad}${instance}`]),
+        `${pad}{{- with ${v}.podLabels }}`,
+        `${pad}{{- toYaml . | nindent ${pad.length} }}`,
+        `${pad}{{- end }}`,
+      ])
+    ] = '';
+    this.values.set(`${c}.podLabels`, {});
+    pod.serviceAccountName = this.serviceAccountName(c, pod.serviceAccountName);
+    this.values.set(`${c}.podSecurityContext`, pod.securityContext);
+    pod.securityContext = this.holes.block(`${v}.podSecurityContext`);
+    this.values.set(`${c}.securityContext`, container.securityContext);
+    container.securityContext = this.holes.block(`${v}.securityContext`);
+    // A proxy, a CA bundle: more environment, volumes and mounts after config/'s.
+    this.extraItems(container, 'env', `${c}.extraEnv`);
+    this.extraItems(container, 'volumeMounts', `${c}.extraVolumeMounts`);
+    this.extraItems(pod, 'volumes', `${c}.extraVolumes`);
 
     const image = String(container.image);
     const colon = image.lastIndexOf(':');
     if (colon < 0 || image.slice(colon).includes('/')) throw new Error(`${what}: image ${image} has no tag`);
     this.values.set(`${c}.image.repository`, image.slice(0, colon));
     this.values.set(`${c}.image.tag`, '');
+    this.values.set(`${c}.image.digest`, '');
     this.values.set(`${c}.image.pullPolicy`, '');
     this.values.set(`${c}.imagePullSecrets`, []);
     this.images.add(image.slice(colon + 1));
@@ -165,12 +263,12 @@ export class Scope {
     this.values.set(`${c}.resources`, container.resources);
     container.resources = this.holes.block(`${v}.resources`);
 
-    if (c === 'dnsServer') {
-      this.values.set('dnsServer.priorityClassName', pod.priorityClassName);
-      pod.priorityClassName = this.holes.scalar(`${v}.priorityClassName`);
-      this.values.set('dnsServer.topologySpreadConstraints', pod.topologySpreadConstraints);
-      pod.topologySpreadConstraints = this.holes.block(`${v}.topologySpreadConstraints`);
-    }
+    this.values.set(`${c}.priorityClassName`, pod.priorityClassName ?? '');
+    delete pod.priorityClassName;
+    pod[this.holes.optionalScalar('priorityClassName', `${v}.priorityClassName`)] = '';
+    this.values.set(`${c}.topologySpreadConstraints`, pod.topologySpreadConstraints ?? []);
+    delete pod.topologySpreadConstraints;
+    pod[this.holes.optionalBlock('topologySpreadConstraints', `${v}.topologySpreadConstraints`)] = '';
     for (const [key, empty] of [
       ['imagePullSecrets', []],
       ['nodeSelector', {}],

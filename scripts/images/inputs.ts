@@ -131,11 +131,11 @@ export function productionDependencies(store: BlobStore, root: string): string {
 export function nodeBinary(root: string): { file: string; version: string; sha256: string } {
   const file = fs.realpathSync(path.join(root, 'node_modules', 'node', 'bin', 'node'));
   // Installed by a preinstall script, outside the lock file's hashes: it must be the pinned one.
-  const pin = fs.readFileSync(path.join(root, 'build', 'node-binary.sha256'), 'utf8').split(/\s+/);
+  const pin = fs.readFileSync(path.join(root, 'images', 'node-binary.sha256'), 'utf8').split(/\s+/);
   const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
   if (sha256 !== pin[0])
     throw new Error(
-      `${file} (sha256 ${sha256}) is not the Node binary build/node-binary.sha256 pins (${pin[0]}); see build/node-binary.md`,
+      `${file} (sha256 ${sha256}) is not the Node binary images/node-binary.sha256 pins (${pin[0]}); see images/node-binary.md`,
     );
   const version = execFileSync(file, ['--version'], { encoding: 'utf8' }).trim();
   return { file, version, sha256 };

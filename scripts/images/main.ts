@@ -16,11 +16,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BlobStore, hexOf, type Layer } from './layer.js';
 import { debianLayer, nodeBinary, productionDependencies, run, sourceDir, stage } from './inputs.js';
-import { APP_DIR, RUNTIME_FOLDERS } from './layout.js';
+import { APP_DIR } from './layout.js';
 import { storeImage, writeArchive, type RuntimeSettings } from './oci.js';
 import { debianComponents, npmComponents, spdxDocument, type SbomComponent } from './sbom.js';
-import { DNS_SERVER_NODE_FLAGS } from './dns-server-node-flags.js';
-import { OPERATOR_NODE_FLAGS } from '../../operator/node-flags.js';
+import { COMPONENT_IMAGES, NONROOT as COMPONENT_NONROOT, type ComponentImage } from './components.js';
 
 /** The repository of config/'s images: a build here is tagged so that a kustomize `images:` entry can point at it. */
 export const REGISTRY = 'ghcr.io/capi-dns';
@@ -56,7 +55,7 @@ interface ImagePlan {
 }
 
 const PATH_ENV = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const NONROOT = '65532:65532';
+const NONROOT = COMPONENT_NONROOT;
 
 function parseArgs(argv: string[], root: string): { out: string; only?: Set<string> } {
   let out = path.join(root, '.cache', 'images');
@@ -180,6 +179,21 @@ async function main(): Promise<void> {
         [{ name: 'capi-dns', version: pkg.version, purl: `pkg:generic/capi-dns@${pkg.version}` }],
       ),
     );
+  // A component's compiled modules (the dns-server's batched UDP module, ADR 0105), built by
+  // `npm ci` on this machine: their architecture is the images'. Without it the dns-server would
+  // answer through dgram, slower.
+  const nativeLayer = (c: ComponentImage): (() => Promise<Layer>) =>
+    once(() =>
+      staged(`${c.component}: compiled modules (${c.nativeModules.map((m) => m.from).join(', ')})`, (dir) => {
+        for (const m of c.nativeModules)
+          stage(
+            dir,
+            `${APP_DIR.slice(1)}/${m.to}`,
+            requireFile(path.join(root, m.from), 'run `npm ci` (it builds dns-server/serve/native)'),
+            0o755,
+          );
+      }),
+    );
   const nodeSettings = (
     entrypoint: string,
     ports: string[],
@@ -198,41 +212,22 @@ async function main(): Promise<void> {
   )?.[1];
   if (!corednsVersion) throw new Error(`${coredns} -version does not name a CoreDNS version`);
 
+  // capi-dns's own images, as components.ts defines them (images/*.Dockerfile are generated from the same).
+  const component = (c: ComponentImage): ImagePlan => ({
+    name: c.name,
+    repository: `${REGISTRY}/${c.name}`,
+    version: pkg.version,
+    layers: async () => [
+      await runtimeBase(),
+      await nodeLayer(),
+      await dependencies(),
+      await app(c.component, c.folders)(),
+      ...(c.nativeModules.length ? [await nativeLayer(c)()] : []),
+    ],
+    settings: nodeSettings(c.main, c.ports, c.name, c.nodeFlags),
+  });
   const plans: ImagePlan[] = [
-    {
-      name: 'capi-dns-controller',
-      repository: `${REGISTRY}/capi-dns-controller`,
-      version: pkg.version,
-      layers: async () => [
-        await runtimeBase(),
-        await nodeLayer(),
-        await dependencies(),
-        await app('operator', RUNTIME_FOLDERS.operator)(),
-      ],
-      settings: nodeSettings(
-        'dist/operator/main.js',
-        ['8081/tcp'],
-        'capi-dns-controller',
-        OPERATOR_NODE_FLAGS,
-      ),
-    },
-    {
-      name: 'dns-server',
-      repository: `${REGISTRY}/dns-server`,
-      version: pkg.version,
-      layers: async () => [
-        await runtimeBase(),
-        await nodeLayer(),
-        await dependencies(),
-        await app('dns-server', RUNTIME_FOLDERS['dns-server'])(),
-      ],
-      settings: nodeSettings(
-        'dist/dns-server/main.js',
-        ['5353/udp', '5353/tcp', '8080/tcp'],
-        'dns-server',
-        DNS_SERVER_NODE_FLAGS,
-      ),
-    },
+    ...COMPONENT_IMAGES.map(component),
     {
       name: 'coredns',
       repository: `${LOCAL}/coredns`,

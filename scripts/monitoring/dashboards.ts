@@ -3,6 +3,11 @@
 // of config/monitoring's JSON and ConfigMaps. Every query is run against a
 // real Prometheus scraping a real operator and dns-servers by
 // test/integration/monitoring.test.ts, which wants series from each.
+//
+// A `cluster` variable selects the clusters where Prometheus, Thanos or Mimir
+// holds several (its values: the `cluster` label; All, the default, also
+// matches series without one); sums by instance keep the cluster, since pod
+// IPs repeat across clusters.
 import { DEFAULT_RULE_OPTIONS } from './rules.js';
 
 export interface Query {
@@ -29,9 +34,11 @@ export interface Dashboard {
 export function dashboards(
   jobs: { operatorJob: string; dnsServerJob: string } = DEFAULT_RULE_OPTIONS,
   rateWindow = '$__rate_interval',
+  /** The clusters' regular expression: Grafana's variable, or `.*` where queries run without Grafana. */
+  cluster = '$cluster',
 ): Dashboard[] {
-  const op = `job="${jobs.operatorJob}"`;
-  const dns = `job="${jobs.dnsServerJob}"`;
+  const op = `job="${jobs.operatorJob}",cluster=~"${cluster}"`;
+  const dns = `job="${jobs.dnsServerJob}",cluster=~"${cluster}"`;
   const w = rateWindow;
   const q = (expr: string, legend: string): Query => ({ expr, legend });
   const processPanels = (job: string): Panel[] => [
@@ -215,7 +222,7 @@ export function dashboards(
           unit: 'percentunit',
           queries: [
             q(
-              `sum by (instance, rcode) (rate(capi_dns_server_dns_responses_total{${dns},rcode=~"SERVFAIL|REFUSED"}[${w}])) / ignoring (rcode) group_left sum by (instance) (rate(capi_dns_server_dns_responses_total{${dns}}[${w}]))`,
+              `sum by (cluster, instance, rcode) (rate(capi_dns_server_dns_responses_total{${dns},rcode=~"SERVFAIL|REFUSED"}[${w}])) / ignoring (rcode) group_left sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{${dns}}[${w}]))`,
               '{{instance}} {{rcode}}',
             ),
           ],
@@ -257,9 +264,12 @@ export function dashboards(
           title: 'Health checks: targets by state, probes',
           unit: 'short',
           queries: [
-            q(`sum by (instance, state) (capi_dns_server_probe_targets{${dns}})`, '{{instance}} {{state}}'),
             q(
-              `sum by (instance, result) (rate(capi_dns_server_probes_total{${dns}}[${w}]))`,
+              `sum by (cluster, instance, state) (capi_dns_server_probe_targets{${dns}})`,
+              '{{instance}} {{state}}',
+            ),
+            q(
+              `sum by (cluster, instance, result) (rate(capi_dns_server_probes_total{${dns}}[${w}]))`,
               '{{instance}} probes {{result}}/s',
             ),
           ],
@@ -274,7 +284,7 @@ export function dashboards(
           title: 'TCP connections and closes',
           unit: 'short',
           queries: [
-            q(`sum by (instance) (capi_dns_server_tcp_connections{${dns}})`, 'open {{instance}}'),
+            q(`sum by (cluster, instance) (capi_dns_server_tcp_connections{${dns}})`, 'open {{instance}}'),
             q(
               `sum by (reason) (rate(capi_dns_server_tcp_connections_closed_total{${dns}}[${w}]))`,
               'closed/s {{reason}}',
@@ -312,6 +322,20 @@ export function grafanaJson(d: Dashboard): Record<string, unknown> {
           type: 'datasource',
           query: 'prometheus',
           current: {},
+          hide: 0,
+        },
+        {
+          name: 'cluster',
+          label: 'Cluster',
+          type: 'query',
+          datasource: ds,
+          query: { query: 'label_values(up{job=~"capi-dns.*"}, cluster)', refId: 'cluster' },
+          refresh: 2,
+          includeAll: true,
+          multi: true,
+          // All matches series without a cluster label too: a single Prometheus has none.
+          allValue: '.*',
+          current: { text: 'All', value: '$__all' },
           hide: 0,
         },
       ],

@@ -191,19 +191,54 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
-    name: 'a dns-server down; the other up',
+    name: 'one dns-server replica of two down: a warning, not a page',
     series: [
       [`up{${DNS},instance="dns-1"}`, '1 1 0x10'],
       [`up{${DNS},instance="dns-2"}`, '1x12'],
     ],
     checks: [
-      { at: '6m', alert: 'CapiDnsServerDown', fires: [] },
+      { at: '6m', alert: 'CapiDnsServerReplicaDown', fires: [] },
       {
         at: '8m',
-        alert: 'CapiDnsServerDown',
+        alert: 'CapiDnsServerReplicaDown',
         fires: [{ job: DEFAULT_RULE_OPTIONS.dnsServerJob, instance: 'dns-1' }],
       },
+      { at: '8m', alert: 'CapiDnsServerDown', fires: [] },
     ],
+  },
+  {
+    name: 'both dns-server replicas down: a page',
+    series: [
+      [`up{${DNS},instance="dns-1"}`, '1 1 0x10'],
+      [`up{${DNS},instance="dns-2"}`, '1 1 0x10'],
+    ],
+    checks: [
+      { at: '6m', alert: 'CapiDnsServerDown', fires: [] },
+      // sum by (cluster) keeps no label but cluster, absent here.
+      { at: '8m', alert: 'CapiDnsServerDown', fires: [{}] },
+    ],
+  },
+  {
+    name: 'the dns-server targets vanish (Deployment gone, PodMonitor selecting nothing): a page',
+    series: [
+      [`up{${DNS},instance="dns-1"}`, '1 1 1'],
+      [`up{${DNS},instance="dns-2"}`, '1 1 1'],
+    ],
+    checks: [
+      { at: '7m', alert: 'CapiDnsServerDown', fires: [] },
+      // Stale after 5 minutes without samples (promtool's lookback), then 5 minutes pending.
+      { at: '13m', alert: 'CapiDnsServerDown', fires: [{}] },
+    ],
+  },
+  {
+    name: 'evaluated centrally: every replica of one cluster down pages for that cluster, one of another not',
+    series: [
+      [`up{${DNS},cluster="a",instance="10.0.0.1:8080"}`, '0x12'],
+      [`up{${DNS},cluster="a",instance="10.0.0.2:8080"}`, '0x12'],
+      [`up{${DNS},cluster="b",instance="10.0.0.1:8080"}`, '1x12'],
+      [`up{${DNS},cluster="b",instance="10.0.0.2:8080"}`, '0x12'],
+    ],
+    checks: [{ at: '8m', alert: 'CapiDnsServerDown', fires: [{ cluster: 'a' }] }],
   },
   {
     name: 'SERVFAIL (3 %) and REFUSED (32 %) answers of one dns-server; 5 % REFUSED of the other not',

@@ -3,6 +3,11 @@
 // runbook line in docs/operating.md under its name, and series it must and
 // must not fire on in rules.test.yaml (promtool test rules).
 //
+// Every aggregation keeps a `cluster` label: where rules are evaluated
+// centrally (Thanos, Mimir) over several clusters whose pod IPs repeat, each
+// cluster's series stay apart; where there is no such label, `by (cluster)`
+// groups by the empty value and changes nothing.
+//
 // Annotations name the labels ({{ $labels.x }}) but not the value, so that the
 // tests can expect them exactly (rule-tests.ts). The durations are parameters: the monitoring integration test renders a
 // variant with seconds instead of minutes and watches an alert go pending,
@@ -76,8 +81,8 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
     annotations: { summary, description, runbook_url: `${o.runbookUrl}#${name.toLowerCase()}` },
   });
   const answers = (rcode: string) =>
-    `sum by (instance) (rate(capi_dns_server_dns_responses_total{${dns},rcode="${rcode}"}[${w}]))` +
-    ` / sum by (instance) (rate(capi_dns_server_dns_responses_total{${dns}}[${w}]))`;
+    `sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{${dns},rcode="${rcode}"}[${w}]))` +
+    ` / sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{${dns}}[${w}]))`;
   return [
     {
       name: 'capi-dns-operator',
@@ -92,7 +97,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsOperatorNoLeader',
-          `max by (name) (leader_election_master_status{${op}}) < 1`,
+          `max by (cluster, name) (leader_election_master_status{${op}}) < 1`,
           '5m',
           'critical',
           'No capi-dns operator replica holds the Lease {{ $labels.name }}.',
@@ -100,7 +105,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsOperatorShardsUnheld',
-          `sum(capi_dns_shards_held{${op}}) < max(capi_dns_shards{${op}})`,
+          `sum by (cluster) (capi_dns_shards_held{${op}}) < max by (cluster) (capi_dns_shards{${op}})`,
           '5m',
           'critical',
           'Some shards of the capi-dns operator have no replica.',
@@ -108,7 +113,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsReconcileErrors',
-          `sum by (controller) (rate(controller_runtime_reconcile_errors_total{${op}}[${w}])) > 0`,
+          `sum by (cluster, controller) (rate(controller_runtime_reconcile_errors_total{${op}}[${w}])) > 0`,
           '15m',
           'warning',
           'The {{ $labels.controller }} controller keeps failing reconciles.',
@@ -116,7 +121,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsClusterUnreachable',
-          `min by (cluster_namespace, cluster_name) (capi_dns_cluster_connection_up{${op}}) == 0`,
+          `min by (cluster, cluster_namespace, cluster_name) (capi_dns_cluster_connection_up{${op}}) == 0`,
           o.clusterUnreachableFor,
           'warning',
           'Workload cluster {{ $labels.cluster_namespace }}/{{ $labels.cluster_name }} is unreachable.',
@@ -125,7 +130,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsRecordSetsStale',
-          `max by (cluster_namespace, cluster_name) (capi_dns_recordsets_stale{${op}}) > 0`,
+          `max by (cluster, cluster_namespace, cluster_name) (capi_dns_recordsets_stale{${op}}) > 0`,
           '15m',
           'warning',
           'Record sets in cluster {{ $labels.cluster_namespace }}/{{ $labels.cluster_name }} are stale.',
@@ -133,7 +138,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsGatewayDNSNotReady',
-          `max by (namespace, gatewaydns) (capi_dns_gatewaydns_status_condition{${op},type="Ready",status!="True"}) == 1`,
+          `max by (cluster, namespace, gatewaydns) (capi_dns_gatewaydns_status_condition{${op},type="Ready",status!="True"}) == 1`,
           '15m',
           'warning',
           'GatewayDNS {{ $labels.namespace }}/{{ $labels.gatewaydns }} is not Ready.',
@@ -141,7 +146,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsServiceExportConflict',
-          `max by (cluster_namespace, cluster_name, namespace, serviceexport) (capi_dns_serviceexport_conflict{${op}}) == 1`,
+          `max by (cluster, cluster_namespace, cluster_name, namespace, serviceexport) (capi_dns_serviceexport_conflict{${op}}) == 1`,
           '5m',
           'warning',
           'ServiceExport {{ $labels.namespace }}/{{ $labels.serviceexport }} in cluster {{ $labels.cluster_name }} is in Conflict.',
@@ -149,7 +154,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsTrafficFailedOver',
-          `max by (namespace, gatewaydns) (capi_dns_traffic_failed_over_clusters{${op}}) > 0`,
+          `max by (cluster, namespace, gatewaydns) (capi_dns_traffic_failed_over_clusters{${op}}) > 0`,
           '1m',
           'warning',
           'GatewayDNS {{ $labels.namespace }}/{{ $labels.gatewaydns }} has failed over.',
@@ -157,7 +162,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsTrafficNoneHealthy',
-          `max by (namespace, gatewaydns) (capi_dns_traffic_none_healthy_clusters{${op}}) > 0`,
+          `max by (cluster, namespace, gatewaydns) (capi_dns_traffic_none_healthy_clusters{${op}}) > 0`,
           '1m',
           'critical',
           'No candidate of GatewayDNS {{ $labels.namespace }}/{{ $labels.gatewaydns }} is healthy from some cluster.',
@@ -168,13 +173,25 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
     {
       name: 'capi-dns-server',
       rules: [
+        // Critical only when no replica answers: the targets of a cluster all down, or none left at
+        // all (kubernetes-mixin's CoreDNSDown, absent(up == 1)); `up == 0` alone says nothing when
+        // the targets vanish (the Deployment deleted, the PodMonitor not selecting) and pages for
+        // one replica of two, which the Service routes around.
         alert(
           'CapiDnsServerDown',
-          `up{${dns}} == 0`,
+          `sum by (cluster) (up{${dns}}) == 0 or absent(up{${dns}} == 1)`,
           '5m',
           'critical',
+          'No dns-server replica is up.',
+          'Prometheus scrapes no replica of the dns-server: names of other clusters stop resolving in the workload cluster. Evaluated over several clusters, the alert carries the cluster label of the one whose replicas are all down.',
+        ),
+        alert(
+          'CapiDnsServerReplicaDown',
+          `up{${dns}} == 0`,
+          '5m',
+          'warning',
           'dns-server {{ $labels.instance }} is down.',
-          'Prometheus cannot scrape the dns-server at {{ $labels.instance }}.',
+          'Prometheus cannot scrape the dns-server at {{ $labels.instance }}; the other replicas answer.',
         ),
         alert(
           'CapiDnsServerServfail',
@@ -194,7 +211,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
         ),
         alert(
           'CapiDnsServerZoneNotRebuilt',
-          `max by (instance) (capi_dns_server_zone_build_pending_seconds{${dns}}) > ${o.zoneBuildPendingSeconds}`,
+          `max by (cluster, instance) (capi_dns_server_zone_build_pending_seconds{${dns}}) > ${o.zoneBuildPendingSeconds}`,
           '1m',
           'warning',
           'dns-server {{ $labels.instance }} does not serve the latest records.',

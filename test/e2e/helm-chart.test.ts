@@ -2,7 +2,8 @@
 // --nodes), as charts/capi-dns/README.md tells a user: the management side by
 // `helm install` on the management cluster; the workload side both ways,
 // `helm install` into cluster-a directly and a ClusterResourceSet release in
-// the Clusters' namespace that Cluster API applies into cluster-b. Then the
+// the Clusters' namespace that Cluster API applies into cluster-b; `helm test`
+// of the direct release asks its dns-server a question. Then the
 // state `kubectl apply -k` reaches (test/e2e/real-pods.test.ts): the operator
 // Available, a GatewayDNS Ready, its name answered by both dns-servers; a
 // `helm upgrade` of a value seen in the cluster; `helm uninstall` leaving only
@@ -193,6 +194,19 @@ describe('charts/capi-dns with Helm on real nodes', () => {
         ]);
     },
   );
+
+  step('helm test of the direct release: a pod asks the dns-server for the SOA of its zone', async () => {
+    const out = await helm(DIRECT).run([
+      'test',
+      'capi-dns-server',
+      '-n',
+      'capi-dns',
+      '--logs',
+      '--timeout=120s',
+    ]);
+    expect(out).toMatch(/Phase:\s+Succeeded/);
+    expect(out).toContain('the dns-server answers');
+  });
 
   step(
     "a GatewayDNS for cluster-a's envoy Service is Ready, its name answered by both clusters' dns-servers",

@@ -11,9 +11,9 @@ import path from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { PodWalkthrough } from '../../demo/pods.js';
 import { NAMESPACE } from '../../demo/walkthrough.js';
-import { shardOfNamespace } from '../../operator/sharding/assignment.js';
-import { MEMBER_LABEL } from '../../operator/sharding/membership.js';
-import { shardLeaseName } from '../../operator/sharding/shard-leases.js';
+import { shardOfNamespace } from '../../operator/manager/sharding/assignment.js';
+import { MEMBER_LABEL } from '../../operator/manager/sharding/membership.js';
+import { shardLeaseName } from '../../operator/manager/sharding/shard-leases.js';
 import { dig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import {

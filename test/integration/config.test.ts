@@ -94,6 +94,7 @@ describe('config/ on the management cluster', () => {
       'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com',
       'deployment.apps/capi-dns-controller',
       'namespace/capi-dns-system',
+      'poddisruptionbudget.policy/capi-dns-controller',
       'role.rbac.authorization.k8s.io/capi-dns-controller-leader-election',
       'rolebinding.rbac.authorization.k8s.io/capi-dns-controller-leader-election',
       'serviceaccount/capi-dns-controller',
@@ -243,7 +244,7 @@ describe('rendered manifests', () => {
     expect(container?.args).toContain('--shards=16');
   });
 
-  it('the dns-server: CoreDNS alone on the DNS port, monitoring alone on metrics; critical; one replica per node; a lame duck within the grace period', async () => {
+  it('the dns-server: CoreDNS (and helm test) alone on the DNS port, monitoring alone on metrics; critical; one replica per node; a lame duck within the grace period', async () => {
     const manifests = await render('config/workload');
     const policy = manifests.find((m) => m.kind === 'NetworkPolicy');
     expect(policy?.spec).toEqual({
@@ -257,6 +258,14 @@ describe('rendered manifests', () => {
               podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
             },
           ],
+          ports: [
+            { port: 5353, protocol: 'UDP' },
+            { port: 5353, protocol: 'TCP' },
+          ],
+        },
+        {
+          // The chart's helm test pod, in this namespace only.
+          from: [{ podSelector: { matchLabels: { 'capi-dns.io/dns-test': 'true' } } }],
           ports: [
             { port: 5353, protocol: 'UDP' },
             { port: 5353, protocol: 'TCP' },

@@ -6,12 +6,12 @@
 // cluster, the ClusterResourceSet release in a Clusters' namespace. Installing
 // it on clusters with nodes is test/e2e/helm-chart.test.ts.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
-import { chartDifferences, renderChart, writeChart } from '../../scripts/helm-chart/render.js';
+import { chartDifferences, renderChart } from '../../scripts/helm-chart/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { CHART, Helm } from '../support/helm.js';
@@ -45,12 +45,15 @@ const parse = (text: string): Manifest[] =>
 const id = (o: Manifest) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 const byId = (objects: Manifest[]) => [...objects].sort((a, b) => id(a).localeCompare(id(b)));
 
-/** The object without Helm's labels, which the chart adds and config/ has not. */
+/** The object without Helm's labels, which the chart adds and config/ has not (on its pods: the instance). */
 function withoutHelmLabels(o: Manifest): Manifest {
-  const labels = Object.fromEntries(
-    Object.entries(o.metadata.labels ?? {}).filter(([k]) => !HELM_LABELS.includes(k)),
-  );
-  return { ...o, metadata: { ...o.metadata, labels } };
+  const without = (labels: Record<string, string> = {}) =>
+    Object.fromEntries(Object.entries(labels).filter(([k]) => !HELM_LABELS.includes(k)));
+  const out = structuredClone({ ...o, metadata: { ...o.metadata, labels: without(o.metadata.labels) } });
+  const pod = (out.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)
+    ?.template?.metadata;
+  if (pod?.labels) pod.labels = without(pod.labels);
+  return out;
 }
 
 async function kustomize(dir: string): Promise<Manifest[]> {
@@ -94,7 +97,7 @@ const find = (objects: Manifest[], kind: string, name: string): Manifest => {
 interface PodSpecLike {
   replicas: number;
   template: {
-    metadata: { annotations?: Record<string, string> };
+    metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
     spec: Record<string, unknown> & {
       containers: { image: string; imagePullPolicy?: string; args: string[]; resources: unknown }[];
     };
@@ -139,126 +142,157 @@ describe('charts/capi-dns', () => {
     expect(await helm.run(['lint', '--strict', CHART, ...flags])).toContain('0 chart(s) failed');
   });
 
-  it('takes config/monitoring in when it exists, each kind behind its value (default off)', async () => {
-    // A copy of the repository's config/ whose monitoring directory is replaced by a small one
-    // holding each kind, with Prometheus's and Grafana's {{ }} in it: what the generator must do
-    // with any such directory, checked apart from config/monitoring's own contents.
-    const copy = path.join(dir, 'repo');
-    for (const d of ['config', 'crds', 'charts'])
-      cpSync(path.join(root, d), path.join(copy, d), { recursive: true });
-    cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
-    const monitoring = path.join(copy, 'config', 'monitoring');
-    rmSync(monitoring, { recursive: true, force: true });
-    mkdirSync(monitoring);
-    writeFileSync(
-      path.join(monitoring, 'kustomization.yaml'),
-      stringify({ resources: ['rules.yaml', 'dashboards.yaml', 'pod-monitors.yaml'] }),
-    );
-    writeFileSync(
-      path.join(monitoring, 'rules.yaml'),
-      stringify({
-        apiVersion: 'monitoring.coreos.com/v1',
-        kind: 'PrometheusRule',
-        metadata: { name: 'capi-dns', namespace: 'capi-dns-system' },
-        spec: {
-          groups: [
-            {
-              name: 'capi-dns',
-              rules: [
-                { alert: 'Down', expr: 'up == 0', annotations: { summary: '{{ $labels.pod }} is down' } },
-              ],
-            },
-          ],
-        },
-      }),
-    );
-    writeFileSync(
-      path.join(monitoring, 'dashboards.yaml'),
-      stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: {
-          name: 'capi-dns-dashboards',
-          namespace: 'monitoring',
-          labels: { grafana_dashboard: '1' },
-        },
-        data: { 'capi-dns.json': JSON.stringify({ panels: [{ legendFormat: '{{instance}}' }] }) },
-      }),
-    );
-    writeFileSync(
-      path.join(monitoring, 'pod-monitors.yaml'),
-      ['capi-dns-controller', 'capi-dns-server']
-        .map((name) =>
-          stringify({
-            apiVersion: 'monitoring.coreos.com/v1',
-            kind: 'PodMonitor',
-            metadata: { name, namespace: name === 'capi-dns-server' ? 'capi-dns' : 'capi-dns-system' },
-            spec: {
-              selector: { matchLabels: { 'app.kubernetes.io/name': name } },
-              podMetricsEndpoints: [{ port: 'health', path: '/metrics' }],
-            },
-          }),
-        )
-        .join('---\n'),
-    );
-    writeChart(copy, renderChart(copy, binPath('kubectl')));
-    const chart = path.join(copy, 'charts', 'capi-dns');
-    const kinds = async (flags: string[]) =>
-      parse(await helm.run(['template', 'capi-dns', chart, '-n', 'capi-dns-system', ...flags])).filter(
-        (o) => o.kind === 'PrometheusRule' || o.metadata.name === 'capi-dns-dashboards',
+  it("has config/monitoring's objects, both sides, each kind behind its value (default off)", async () => {
+    const monitoringKinds = new Set(['PodMonitor', 'PrometheusRule']);
+    const rendered = async (flags: string[]) =>
+      parse(await helm.template('x', flags)).filter(
+        (o) => monitoringKinds.has(o.kind) || o.metadata.labels?.grafana_dashboard !== undefined,
       );
-    expect(await kinds([])).toEqual([]);
-    const [rule, dashboards] = await kinds([
+    const all = [
       '--set',
       'monitoring.prometheusRule.enabled=true',
       '--set',
+      'monitoring.podMonitors.enabled=true',
+      '--set',
       'monitoring.dashboards.enabled=true',
-    ]).then((objects) => [
-      objects.find((o) => o.kind === 'PrometheusRule')!,
-      objects.find((o) => o.kind === 'ConfigMap')!,
-    ]);
-    // The release namespace for the operator's, any other kept; Prometheus's and Grafana's {{ }} untouched.
-    expect(rule!.metadata.namespace).toBe('capi-dns-system');
-    expect(JSON.stringify(rule!.spec)).toContain('"summary":"{{ $labels.pod }} is down"');
-    expect(dashboards!.metadata.namespace).toBe('monitoring');
-    expect(dashboards!.data!['capi-dns.json']).toBe('{"panels":[{"legendFormat":"{{instance}}"}]}');
-    // The PodMonitors: the operator's with the management side, the dns-server's with the workload side.
-    const podMonitors = async (flags: string[]) =>
-      parse(
-        await helm.run(['template', 'x', chart, '--set', 'monitoring.podMonitors.enabled=true', ...flags]),
-      )
-        .filter((o) => o.kind === 'PodMonitor')
-        .map(id);
-    expect(await podMonitors(['-n', 'capi-dns-system'])).toEqual([
+    ];
+    expect(await rendered(['-n', 'capi-dns-system'])).toEqual([]);
+    expect((await rendered(['-n', 'capi-dns-system', ...all])).map(id).sort()).toEqual([
+      'ConfigMap/capi-dns-system/capi-dns-operator-dashboard',
+      'ConfigMap/capi-dns-system/capi-dns-server-dashboard',
       'PodMonitor/capi-dns-system/capi-dns-controller',
+      'PrometheusRule/capi-dns-system/capi-dns-operator',
     ]);
-    expect(
-      await podMonitors([
-        '-n',
-        'capi-dns',
-        '--set',
-        'operator.enabled=false',
-        '--set',
-        'dnsServer.enabled=true',
-      ]),
-    ).toEqual(['PodMonitor/capi-dns/capi-dns-server']);
+    const direct = ['-n', 'capi-dns', '--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true'];
+    expect((await rendered([...direct, ...all])).map(id).sort()).toEqual([
+      'PodMonitor/capi-dns/capi-dns-server',
+      'PrometheusRule/capi-dns/capi-dns-server',
+    ]);
     const crs = parse(
-      await helm.run([
-        'template',
-        'x',
-        chart,
+      await helm.template('x', [
         '-n',
         'dev-team',
         '--set',
         'operator.enabled=false',
         '--set',
         'clusterResourceSet.enabled=true',
-        '--set',
-        'monitoring.podMonitors.enabled=true',
+        ...all,
       ]),
     );
-    expect(parse(crs[1]!.data!['objects.yaml']!).map(id)).toContain('PodMonitor/capi-dns/capi-dns-server');
-    expect(await helm.run(['lint', '--strict', chart])).toContain('0 chart(s) failed');
+    expect(parse(crs[1]!.data!['objects.yaml']!).map(id)).toEqual(
+      expect.arrayContaining([
+        'PodMonitor/capi-dns/capi-dns-server',
+        'PrometheusRule/capi-dns/capi-dns-server',
+      ]),
+    );
+  });
+
+  /** Whether a label selector (matchLabels, matchExpressions) selects these labels. */
+  const selects = (
+    selector: {
+      matchLabels?: Record<string, string>;
+      matchExpressions?: { key: string; operator: string; values?: string[] }[];
+    },
+    labels: Record<string, string> = {},
+  ) =>
+    Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (selector.matchExpressions ?? []).every((e) =>
+      e.operator === 'In'
+        ? e.values!.includes(labels[e.key]!)
+        : e.operator === 'NotIn'
+          ? !e.values!.includes(labels[e.key]!)
+          : e.operator === 'Exists'
+            ? e.key in labels
+            : !(e.key in labels),
+    );
+
+  it("is picked up by kube-prometheus-stack's default selectors with monitoring.labels", async () => {
+    // kube-prometheus-stack (release kps, in monitoring) with its defaults: the Prometheus selects
+    // PodMonitors and PrometheusRules by `release: kps` in every namespace, and its Grafana sidecar
+    // dashboard ConfigMaps by `grafana_dashboard: "1"` in the namespaces it watches.
+    const kps = { matchLabels: { release: 'kps' } };
+    const sidecar = { matchLabels: { grafana_dashboard: '1' } };
+    const values = valuesFile('kps', {
+      monitoring: {
+        labels: { release: 'kps' },
+        prometheusRule: {
+          enabled: true,
+          runbookBaseUrl: 'https://git.example.com/capi-dns/docs/operating.md/',
+        },
+        podMonitors: {
+          enabled: true,
+          interval: '30s',
+          relabelings: [{ targetLabel: 'cluster', replacement: 'a' }],
+        },
+        dashboards: { enabled: true, namespace: 'monitoring', folder: 'capi-dns' },
+      },
+      dnsServer: {
+        networkPolicy: {
+          metricsFrom: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+          ],
+        },
+      },
+    });
+    for (const flags of [
+      ['-n', 'capi-dns-system'],
+      ['-n', 'capi-dns', '--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true'],
+    ]) {
+      const objects = parse(await helm.template('capi-dns', [...flags, '-f', values]));
+      const pods = objects.filter((o) => o.kind === 'Deployment');
+      const podMonitors = objects.filter((o) => o.kind === 'PodMonitor');
+      const rules = objects.filter((o) => o.kind === 'PrometheusRule');
+      expect(podMonitors).toHaveLength(1);
+      expect(rules).toHaveLength(1);
+      for (const o of [...podMonitors, ...rules]) expect(selects(kps, o.metadata.labels)).toBe(true);
+      // The PodMonitor selects its component's pods, in its own namespace, on a port they have.
+      const monitor = podMonitors[0]!.spec as {
+        selector: Parameters<typeof selects>[0];
+        podMetricsEndpoints: { port: string; interval: string; relabelings: object[] }[];
+      };
+      const pod = pods.find((d) => selects(monitor.selector, deploymentSpec(d).template.metadata.labels));
+      expect(pod?.metadata.namespace).toBe(podMonitors[0]!.metadata.namespace);
+      expect(JSON.stringify(deploymentSpec(pod!).template.spec.containers[0])).toContain(
+        `"name":"${monitor.podMetricsEndpoints[0]!.port}"`,
+      );
+      expect(monitor.podMetricsEndpoints[0]).toMatchObject({
+        interval: '30s',
+        relabelings: [
+          { targetLabel: 'job', action: 'replace' },
+          { targetLabel: 'cluster', replacement: 'a' },
+        ],
+      });
+      const alert = (rules[0]!.spec as { groups: { rules: { annotations: { runbook_url: string } }[] }[] })
+        .groups[0]!.rules[0]!;
+      expect(alert.annotations.runbook_url).toMatch(
+        /^https:\/\/git\.example\.com\/capi-dns\/docs\/operating\.md#capidns/,
+      );
+      const dashboards = objects.filter((o) => o.kind === 'ConfigMap');
+      if (flags[1] === 'capi-dns-system') {
+        expect(dashboards).toHaveLength(2);
+        for (const d of dashboards) {
+          expect(selects(sidecar, d.metadata.labels)).toBe(true);
+          expect(d.metadata).toMatchObject({
+            namespace: 'monitoring',
+            annotations: { grafana_folder: 'capi-dns' },
+          });
+        }
+      } else {
+        const policy = find(objects, 'NetworkPolicy', 'capi-dns-server').spec as {
+          ingress: { from: object[]; ports: { port: number }[] }[];
+        };
+        const metrics = policy.ingress.find((r) => r.ports.some((p) => p.port === 8080));
+        expect(metrics?.from).toEqual([
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+        ]);
+      }
+    }
+  });
+
+  it('refuses through values.schema.json a value of the wrong type and a key it does not have', async () => {
+    await expect(helm.template('x', ['--set', 'operator.replicas=three'])).rejects.toThrow(/replicas/);
+    await expect(helm.template('x', ['--set', 'operator.replica=3'])).rejects.toThrow(/replica/);
+    await expect(helm.template('x', ['--set', 'monitoring.label.release=kps'])).rejects.toThrow(/label/);
   });
 
   it('refuses the workload side outside recordsNamespace, with how to install it', async () => {
@@ -288,6 +322,8 @@ describe('charts/capi-dns with default values is config/ (plus Helm labels)', ()
         'operator.enabled=false',
         '--set',
         'dnsServer.enabled=true',
+        // helm test's pod is the chart's own, not config/'s.
+        '--skip-tests',
       ]),
     );
     const config = (await kustomize('config/workload')).filter(
@@ -343,6 +379,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
         'CustomResourceDefinition//serviceexports.multicluster.x-k8s.io',
         'CustomResourceDefinition//serviceimports.multicluster.x-k8s.io',
         'Deployment/capi-dns-system/capi-dns-controller',
+        'PodDisruptionBudget/capi-dns-system/capi-dns-controller',
         'Role/capi-dns-system/capi-dns-controller-leader-election',
         'RoleBinding/capi-dns-system/capi-dns-controller-leader-election',
         'ServiceAccount/capi-dns-system/capi-dns-controller',
@@ -413,7 +450,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
     });
     expect(pod.affinity).toBeDefined();
     // watchNamespace: RoleBindings in that namespace to the same ClusterRoles; the one ClusterRoleBinding
-    // left is the DNSZones' (cluster-scoped, read cluster-wide in either mode: ADR 0212).
+    // left is the DNSZones' (cluster-scoped, read cluster-wide in either mode: ADR 0213).
     expect(objects.filter((o) => o.kind === 'ClusterRoleBinding').map(id)).toEqual([
       'ClusterRoleBinding//capi-dns-controller-dnszones',
     ]);
@@ -430,7 +467,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
   });
 
   it('the workload side installed directly, with default and with other values', async () => {
-    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true'];
+    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true', '--skip-tests'];
     const defaults = await dryRun(
       WORKLOAD,
       await helm.template('capi-dns-server', ['-n', 'capi-dns', ...direct]),
@@ -522,5 +559,97 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
       .map((o) => stringify(o))
       .join('---\n');
     expect((await dryRun(WORKLOAD, workloadText)).length).toBe(inside.length - 1);
+  });
+});
+
+describe('installed on the management API server', () => {
+  // Two operator releases, one per team namespace (config/README.md's recipe), side by side: real
+  // objects, Helm's ownership checks (no nodes: the pods stay Pending, which Helm does not wait for).
+  const RELEASES = [
+    { release: 'capi-dns-team-a', namespace: 'team-a-dns', watch: 'team-a' },
+    { release: 'capi-dns-team-b', namespace: 'team-b-dns', watch: 'team-b' },
+  ];
+  const kubeconfig = () => clusterOf(info, MANAGEMENT).kubeconfig;
+  const installer = () => new Helm(path.join(dir, 'helm-install'), kubeconfig());
+  const kubectl = async (args: string[]) =>
+    (await run(binPath('kubectl'), ['--kubeconfig', kubeconfig(), ...args], { cwd: root })).stdout;
+
+  afterAll(async () => {
+    for (const { release, namespace } of RELEASES)
+      await installer()
+        .run(['uninstall', release, '-n', namespace, '--ignore-not-found'])
+        .catch((err: Error) => process.stderr.write(`cleanup: ${err.message}\n`));
+  });
+
+  it('a second operator release with another watchNamespace beside the first', async () => {
+    for (const { release, namespace, watch } of RELEASES) {
+      await ensureNamespace(kubeConfigOf(info, MANAGEMENT), namespace);
+      await ensureNamespace(kubeConfigOf(info, MANAGEMENT), watch);
+      await installer().run([
+        'install',
+        release,
+        CHART,
+        '-n',
+        namespace,
+        '--set',
+        `operator.watchNamespace=${watch}`,
+      ]);
+    }
+    for (const { release, namespace, watch } of RELEASES) {
+      // Each release's own ClusterRoles, and a RoleBinding to them in its team namespace only.
+      const role = JSON.parse(
+        await kubectl(['get', 'clusterrole', `${release}-controller`, '-o', 'json']),
+      ) as Manifest & { metadata: { annotations: Record<string, string> } };
+      expect(role.metadata.annotations).toMatchObject({
+        'meta.helm.sh/release-name': release,
+        'meta.helm.sh/release-namespace': namespace,
+      });
+      const binding = JSON.parse(
+        await kubectl(['-n', watch, 'get', 'rolebinding', `${release}-controller`, '-o', 'json']),
+      ) as { roleRef: { name: string }; subjects: { name: string; namespace: string }[] };
+      expect(binding.roleRef.name).toBe(`${release}-controller`);
+      expect(binding.subjects).toEqual([expect.objectContaining({ name: 'capi-dns-controller', namespace })]);
+      const canList = async (ns: string) =>
+        run(binPath('kubectl'), [
+          '--kubeconfig',
+          kubeconfig(),
+          'auth',
+          'can-i',
+          'list',
+          'secrets',
+          '-n',
+          ns,
+          '--as',
+          `system:serviceaccount:${namespace}:capi-dns-controller`,
+        ]).then(
+          () => true,
+          () => false,
+        );
+      expect(await canList(watch)).toBe(true);
+      const other = RELEASES.find((r) => r.release !== release)!.watch;
+      expect(await canList(other)).toBe(false);
+    }
+  });
+
+  it("the CRD upgrade step of the chart's README over an installed release: kubectl apply --server-side", async () => {
+    const out = await kubectl([
+      'apply',
+      '--server-side',
+      '--force-conflicts',
+      '-f',
+      path.join(root, CHART, 'crds'),
+    ]);
+    expect(out).toContain(
+      'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com serverside-applied',
+    );
+    // The release upgrades afterwards as before.
+    await installer().run([
+      'upgrade',
+      RELEASES[0]!.release,
+      CHART,
+      '-n',
+      RELEASES[0]!.namespace,
+      '--reuse-values',
+    ]);
   });
 });

@@ -137,9 +137,9 @@ describe('images (npm run images) run with runc', () => {
     expect(dns.some((p) => p.startsWith('pkg:generic/capi-dns@'))).toBe(true);
     expect(dns.some((p) => p.startsWith('pkg:npm/jest@'))).toBe(false);
     expect(purls('coredns').some((p) => p.startsWith('pkg:golang/github.com/coredns/coredns@v'))).toBe(true);
-    // The Node binary shipped is the pinned one (build/node-binary.sha256), and the SBOM says which.
+    // The Node binary shipped is the pinned one (images/node-binary.sha256), and the SBOM says which.
     const pinned = fs
-      .readFileSync(path.join(repoRoot(), 'build', 'node-binary.sha256'), 'utf8')
+      .readFileSync(path.join(repoRoot(), 'images', 'node-binary.sha256'), 'utf8')
       .split(' ')[0];
     const node = (
       JSON.parse(fs.readFileSync(images.get('dns-server')!.sbom, 'utf8')) as {
@@ -149,16 +149,19 @@ describe('images (npm run images) run with runc', () => {
     expect(node?.checksums).toEqual([{ algorithm: 'SHA256', checksumValue: pinned }]);
   });
 
-  it('build/*.Dockerfile copy the same dist/ folders into /app as the images', () => {
+  it('images/*.Dockerfile copy the same dist/ folders into /app as the images', () => {
     for (const [component, folders] of Object.entries(RUNTIME_FOLDERS)) {
-      const dockerfile = fs.readFileSync(`build/${component}.Dockerfile`, 'utf8');
+      const dockerfile = fs.readFileSync(`images/${component}.Dockerfile`, 'utf8');
       const copied = [...dockerfile.matchAll(/^COPY --from=build \/src\/dist\/(\S+) \.\/dist\/(\S+)$/gm)];
       expect(copied.map((m) => m[1])).toEqual(copied.map((m) => m[2]));
       expect(copied.map((m) => m[1]).sort()).toEqual([...folders].sort());
       for (const folder of folders) expect(dockerfile).toContain(`COPY ${folder} ./${folder}\n`);
       expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
       expect(dockerfile).toMatch(/^USER 65532:65532$/m);
-      expect(dockerfile).toContain(`ENTRYPOINT ["node", "dist/${component}/main.js"]`);
+      // Node flags between (both from scripts/images/components.ts; dockerfile.test.ts checks them).
+      expect(dockerfile).toMatch(
+        new RegExp(`^ENTRYPOINT \\["node", .*"dist/${component}/main\\.js"\\]$`, 'm'),
+      );
     }
   });
 
@@ -220,6 +223,8 @@ spec:
     runner.kill(server, 'TERM');
     expect(await runner.stopped(server, 10_000)).toBe(true);
     expect(server.logs()).toContain('"msg":"serving"');
+    // The image carries the batched UDP module and answered through it (ADR 0105).
+    expect(server.logs()).not.toContain('batched native module is not usable');
   });
 
   it('the CoreDNS image binds port 53 as non-root with only NET_BIND_SERVICE, as its Deployment runs it', async () => {

@@ -1,10 +1,10 @@
-// process/kube-connections.ts against a real API server: API clients of one
+// runtime/kube-connections.ts against a real API server: API clients of one
 // KubeConfig share kept-alive connections instead of opening one per request
 // (what @kubernetes/client-node 2.0 does on its own). Fails if a client-node
 // upgrade renames the internal it wraps.
 import dc from 'node:diagnostics_channel';
 import { CoreV1Api, KubernetesObjectApi } from '@kubernetes/client-node';
-import { reuseConnections } from '../../process/kube-connections.js';
+import { reuseConnections } from '../../runtime/kube-connections.js';
 import { testEnvInfo } from '../support/environment.js';
 import { kubeConfigOf } from '../support/testenv.js';
 

@@ -8,7 +8,7 @@
 // only the teams it wins; and in no cluster do two replicas' writes interleave.
 import path from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { ownerOf, shardOfNamespace, shardsOf } from '../../operator/sharding/assignment.js';
+import { ownerOf, shardOfNamespace, shardsOf } from '../../operator/manager/sharding/assignment.js';
 import { auditedWrites, type AuditedWrite } from '../support/audit.js';
 import { registerWorkloadCluster, waitForClusterProvisioned } from '../support/capi.js';
 import { apply, eventually, installCrds, readManifests } from '../support/kube.js';

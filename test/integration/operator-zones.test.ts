@@ -1,4 +1,4 @@
-// DNSZone (issue 42, ADR 0212) on real API servers, on an environment of its
+// DNSZone (issue 42, ADR 0213) on real API servers, on an environment of its
 // own: the operator watches every namespace (teams are namespaces). One
 // workload cluster, registered in two team namespaces, runs the record sets
 // of both, and a dns-server started with --zone xcc.test only. The story is an

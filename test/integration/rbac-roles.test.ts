@@ -1,4 +1,4 @@
-// The roles for people (config/rbac/roles, ADR 0212) on the shared test
+// The roles for people (config/rbac/roles, ADR 0213) on the shared test
 // environment's management cluster, checked with kubectl auth can-i as a
 // team's user (impersonated): a team given the built-in edit role in its
 // namespace edits GatewayDNS there and nowhere else, and cannot create or

@@ -6,9 +6,9 @@
 // sampled moment do two replicas hold the same shard (the fence turns a
 // silent replica's hold off before its Lease can expire for anyone else).
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { createLogger } from '../../operator/runtime/log.js';
-import { shardsOf } from '../../operator/sharding/assignment.js';
-import { Sharder } from '../../operator/sharding/sharder.js';
+import { createLogger } from '../../operator/manager/runtime/log.js';
+import { shardsOf } from '../../operator/manager/sharding/assignment.js';
+import { Sharder } from '../../operator/manager/sharding/sharder.js';
 import { testEnvInfo } from '../support/environment.js';
 import { eventually } from '../support/kube.js';
 import { kubeConfigOf } from '../support/testenv.js';

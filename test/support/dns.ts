@@ -12,7 +12,7 @@ import { decode } from 'dns-packet';
 import { eventually } from './kube.js';
 import { binPath, repoRoot } from './paths.js';
 import { stopChild } from './stop-child.js';
-import { withTimeout } from '../../operator/runtime/equal.js';
+import { withTimeout } from '../../operator/manager/runtime/equal.js';
 import { DNS_SERVER_NODE_FLAGS } from '../../scripts/images/dns-server-node-flags.js';
 
 const running = new Set<ChildProcess>();
@@ -109,11 +109,11 @@ export async function freePort(): Promise<number> {
   }
 }
 
-/** Starts NSD (one server process) serving `zoneText` as `zone` on a loopback port. */
+/** Starts NSD (one server process unless `serverCount`) serving `zoneText` as `zone` on a loopback port. */
 export async function startNsd(
   zone: string,
   zoneText: string,
-  opts: { minimalResponses?: boolean; tcpCount?: number } = {},
+  opts: { minimalResponses?: boolean; tcpCount?: number; serverCount?: number } = {},
 ): Promise<DnsProcess> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-nsd-'));
   const port = await freePort();
@@ -122,7 +122,7 @@ export async function startNsd(
     path.join(dir, 'nsd.conf'),
     `server:
   ip-address: 127.0.0.1@${port}
-  server-count: 1
+  server-count: ${opts.serverCount ?? 1}
   zonesdir: "${dir}"
   database: ""
   pidfile: "${dir}/nsd.pid"

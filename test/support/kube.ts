@@ -10,8 +10,8 @@ import {
   loadAllYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { httpStatus } from '../../process/kube-errors.js';
-import { RestartingInformer, type CachingInformer } from '../../process/restarting-informer.js';
+import { httpStatus } from '../../runtime/kube-errors.js';
+import { RestartingInformer, type CachingInformer } from '../../runtime/restarting-informer.js';
 
 export const TEST_FIELD_MANAGER = 'capi-dns-tests';
 
@@ -116,7 +116,7 @@ export async function recordEvents<T>(
 /**
  * Starts an informer that starts again 200 ms after any error until the returned stop is called.
  * client-node's informer stops on any error but 410, and a freshly established CRD answers 429
- * ("storage is (re)initializing") for a moment: process/restarting-informer.ts, as the operator
+ * ("storage is (re)initializing") for a moment: runtime/restarting-informer.ts, as the operator
  * and the dns-server use it, with a fixed wait and no relist.
  */
 export async function startRestarting<T extends KubernetesObject>(

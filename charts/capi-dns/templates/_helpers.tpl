@@ -11,7 +11,35 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 {{- end }}
 
-{{/* An image reference from (dict "image" {repository, tag} "root" $): the tag defaults to the appVersion. */}}
+{{/* The chart's name: nameOverride or capi-dns. */}}
+{{- define "capi-dns.name" -}}
+{{- .Values.nameOverride | default .Chart.Name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The release's full name, Helm's convention: fullnameOverride, or the release
+name when it holds the chart's name, or both. It prefixes the cluster-wide
+objects (ClusterRoles and their bindings), so releases in other namespaces do
+not collide; the release capi-dns keeps config/'s names (capi-dns-controller).
+*/}}
+{{- define "capi-dns.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := include "capi-dns.name" . }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* An image reference from (dict "image" {repository, tag, digest} "root" $): by digest when given, else the tag, which defaults to the appVersion. */}}
 {{- define "capi-dns.image" -}}
+{{- if .image.digest }}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else }}
 {{- printf "%s:%s" .image.repository (.image.tag | default .root.Chart.AppVersion) -}}
+{{- end }}
 {{- end }}

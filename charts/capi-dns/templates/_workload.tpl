@@ -13,6 +13,7 @@ metadata:
   name: {{ $.root.Values.recordsNamespace }}
 {{- end }}
 {{- define "capi-dns.workload.cluster" -}}
+{{- if $.root.Values.dnsServer.rbac.create }}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
@@ -38,7 +39,9 @@ rules:
     verbs:
       - list
       - watch
+{{- end }}
 ---
+{{- if $.root.Values.dnsServer.rbac.create }}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata:
@@ -55,8 +58,9 @@ roleRef:
   name: capi-dns-server-clusterset
 subjects:
   - kind: ServiceAccount
-    name: capi-dns-server
+    name: {{ $.root.Values.dnsServer.serviceAccount.name | quote }}
     namespace: {{ $.root.Values.recordsNamespace }}
+{{- end }}
 {{- end }}
 {{- define "capi-dns.workload.namespaced" -}}
 apiVersion: v1
@@ -72,7 +76,7 @@ metadata:
   namespace: {{ $.root.Values.recordsNamespace }}
 spec:
   hard:
-    pods: "10"
+    pods: {{ max 10 (mul 2 $.root.Values.dnsServer.replicas) | quote }}
   scopeSelector:
     matchExpressions:
       - operator: In
@@ -80,6 +84,7 @@ spec:
         values:
           - system-cluster-critical
 ---
+{{- if $.root.Values.dnsServer.serviceAccount.create }}
 apiVersion: v1
 kind: ServiceAccount
 metadata:
@@ -89,9 +94,15 @@ metadata:
     {{- if $.helmLabels }}
     {{- include "capi-dns.labels" $.root | nindent 4 }}
     {{- end }}
-  name: capi-dns-server
+  name: {{ $.root.Values.dnsServer.serviceAccount.name | quote }}
   namespace: {{ $.root.Values.recordsNamespace }}
+  {{- with $.root.Values.dnsServer.serviceAccount.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
 ---
+{{- if $.root.Values.dnsServer.rbac.create }}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
@@ -129,7 +140,9 @@ rules:
       - get
       - list
       - watch
+{{- end }}
 ---
+{{- if $.root.Values.dnsServer.rbac.create }}
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata:
@@ -147,8 +160,9 @@ roleRef:
   name: capi-dns-server
 subjects:
   - kind: ServiceAccount
-    name: capi-dns-server
+    name: {{ $.root.Values.dnsServer.serviceAccount.name | quote }}
     namespace: {{ $.root.Values.recordsNamespace }}
+{{- end }}
 ---
 apiVersion: v1
 kind: Service
@@ -198,6 +212,12 @@ spec:
         app.kubernetes.io/component: dns-server
         app.kubernetes.io/name: capi-dns-server
         app.kubernetes.io/part-of: capi-dns
+        {{- if $.helmLabels }}
+        app.kubernetes.io/instance: {{ $.root.Release.Name }}
+        {{- end }}
+        {{- with $.root.Values.dnsServer.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
       {{- with $.root.Values.dnsServer.podAnnotations }}
       annotations:
         {{- toYaml . | nindent 8 }}
@@ -225,6 +245,9 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: metadata.uid
+            {{- with $.root.Values.dnsServer.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           image: {{ include "capi-dns.image" (dict "image" $.root.Values.dnsServer.image "root" $.root) | quote }}
           livenessProbe:
             failureThreshold: 3
@@ -252,30 +275,29 @@ spec:
           resources:
             {{- toYaml $.root.Values.dnsServer.resources | nindent 12 }}
           securityContext:
-            allowPrivilegeEscalation: false
-            capabilities:
-              drop:
-                - ALL
-            readOnlyRootFilesystem: true
+            {{- toYaml $.root.Values.dnsServer.securityContext | nindent 12 }}
+          {{- with $.root.Values.dnsServer.extraVolumeMounts }}
+          volumeMounts:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
           {{- with $.root.Values.dnsServer.image.pullPolicy }}
           imagePullPolicy: {{ . }}
           {{- end }}
-      priorityClassName: {{ $.root.Values.dnsServer.priorityClassName }}
       securityContext:
-        runAsGroup: 65532
-        runAsNonRoot: true
-        runAsUser: 65532
-        seccompProfile:
-          type: RuntimeDefault
-        sysctls:
-          - name: net.ipv4.tcp_wmem
-            value: 4096 16384 262144
-          - name: net.ipv4.tcp_rmem
-            value: 4096 16384 131072
-      serviceAccountName: capi-dns-server
+        {{- toYaml $.root.Values.dnsServer.podSecurityContext | nindent 8 }}
+      serviceAccountName: {{ $.root.Values.dnsServer.serviceAccount.name | quote }}
       terminationGracePeriodSeconds: 15
+      {{- with $.root.Values.dnsServer.extraVolumes }}
+      volumes:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $.root.Values.dnsServer.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+      {{- with $.root.Values.dnsServer.topologySpreadConstraints }}
       topologySpreadConstraints:
-        {{- toYaml $.root.Values.dnsServer.topologySpreadConstraints | nindent 8 }}
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       {{- with $.root.Values.dnsServer.imagePullSecrets }}
       imagePullSecrets:
         {{- toYaml . | nindent 8 }}
@@ -293,6 +315,7 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
 ---
+{{- if $.root.Values.dnsServer.podDisruptionBudget.enabled }}
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
@@ -309,7 +332,9 @@ spec:
   selector:
     matchLabels:
       app.kubernetes.io/name: capi-dns-server
+{{- end }}
 ---
+{{- if $.root.Values.dnsServer.networkPolicy.enabled }}
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
@@ -324,21 +349,23 @@ metadata:
 spec:
   ingress:
     - from:
-        - namespaceSelector:
-            matchLabels:
-              kubernetes.io/metadata.name: kube-system
-          podSelector:
-            matchLabels:
-              k8s-app: kube-dns
+        {{- toYaml $.root.Values.dnsServer.networkPolicy.dnsFrom | nindent 8 }}
       ports:
         - port: 5353
           protocol: UDP
         - port: 5353
           protocol: TCP
     - from:
-        - namespaceSelector:
+        - podSelector:
             matchLabels:
-              kubernetes.io/metadata.name: monitoring
+              capi-dns.io/dns-test: "true"
+      ports:
+        - port: 5353
+          protocol: UDP
+        - port: 5353
+          protocol: TCP
+    - from:
+        {{- toYaml $.root.Values.dnsServer.networkPolicy.metricsFrom | nindent 8 }}
       ports:
         - port: 8080
           protocol: TCP
@@ -347,4 +374,110 @@ spec:
       app.kubernetes.io/name: capi-dns-server
   policyTypes:
     - Ingress
+{{- end }}
+{{- if $.root.Values.monitoring.podMonitors.enabled }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PodMonitor
+metadata:
+  labels:
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+    {{- with $.root.Values.monitoring.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server
+  namespace: {{ $.root.Values.recordsNamespace }}
+spec:
+  podMetricsEndpoints:
+    - path: /metrics
+      port: health
+      relabelings:
+        - action: replace
+          replacement: capi-dns-server
+          targetLabel: job
+        {{- with $.root.Values.monitoring.podMonitors.relabelings }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with $.root.Values.monitoring.podMonitors.interval }}
+      interval: {{ . }}
+      {{- end }}
+      {{- with $.root.Values.monitoring.podMonitors.scrapeTimeout }}
+      scrapeTimeout: {{ . }}
+      {{- end }}
+      {{- with $.root.Values.monitoring.podMonitors.metricRelabelings }}
+      metricRelabelings:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: capi-dns-server
+{{- end }}
+{{- if $.root.Values.monitoring.prometheusRule.enabled }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  labels:
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+    {{- with $.root.Values.monitoring.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server
+  namespace: {{ $.root.Values.recordsNamespace }}
+spec:
+  groups:
+    - name: capi-dns-server
+      rules:
+        - alert: CapiDnsServerDown
+          annotations:
+            description: "Prometheus scrapes no replica of the dns-server: names of other clusters stop resolving in the workload cluster. Evaluated over several clusters, the alert carries the cluster label of the one whose replicas are all down."
+            runbook_url: {{ printf "%s#capidnsserverdown" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: No dns-server replica is up.
+          expr: sum by (cluster) (up{job="capi-dns-server"}) == 0 or absent(up{job="capi-dns-server"} == 1)
+          for: 5m
+          labels:
+            severity: critical
+        - alert: CapiDnsServerReplicaDown
+          annotations:
+            description: Prometheus cannot scrape the dns-server at {{ "{{" }} $labels.instance {{ "}}" }}; the other replicas answer.
+            runbook_url: {{ printf "%s#capidnsserverreplicadown" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} is down.
+          expr: up{job="capi-dns-server"} == 0
+          for: 5m
+          labels:
+            severity: warning
+        - alert: CapiDnsServerServfail
+          annotations:
+            description: More than 1 % of the answers of {{ "{{" }} $labels.instance {{ "}}" }} are SERVFAIL.
+            runbook_url: {{ printf "%s#capidnsserverservfail" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} answers SERVFAIL.
+          expr: sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{job="capi-dns-server",rcode="SERVFAIL"}[5m])) / sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{job="capi-dns-server"}[5m])) > 0.01
+          for: 10m
+          labels:
+            severity: critical
+        - alert: CapiDnsServerRefusing
+          annotations:
+            description: "More than 10 % of the queries to {{ "{{" }} $labels.instance {{ "}}" }} are REFUSED: names outside its zones, or zone transfers."
+            runbook_url: {{ printf "%s#capidnsserverrefusing" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} refuses many queries.
+          expr: sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{job="capi-dns-server",rcode="REFUSED"}[5m])) / sum by (cluster, instance) (rate(capi_dns_server_dns_responses_total{job="capi-dns-server"}[5m])) > 0.1
+          for: 10m
+          labels:
+            severity: warning
+        - alert: CapiDnsServerZoneNotRebuilt
+          annotations:
+            description: "A change delivered to {{ "{{" }} $labels.instance {{ "}}" }} over 300 s ago is not in its zones yet: the zone builds fail or do not run."
+            runbook_url: {{ printf "%s#capidnsserverzonenotrebuilt" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} does not serve the latest records.
+          expr: max by (cluster, instance) (capi_dns_server_zone_build_pending_seconds{job="capi-dns-server"}) > 300
+          for: 1m
+          labels:
+            severity: warning
+{{- end }}
 {{- end }}

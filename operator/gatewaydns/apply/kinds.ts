@@ -8,7 +8,7 @@ import {
   VERSION,
   type DNSRecordSet,
 } from '../../../api/index.js';
-import { customResourceType } from '../../clusters/resource.js';
+import { customResourceType } from '../../manager/clusters/resource.js';
 
 /** The DNSRecordSets this operator manages. */
 export const DNS_RECORD_SETS = customResourceType<DNSRecordSet & KubernetesObject>({

@@ -5,12 +5,12 @@
 // same records writes nothing.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, DNSRECORDSET_KIND, gatewayDnsLabels, type DNSRecordSet } from '../../../api/index.js';
-import type { ClusterCache } from '../../clusters/cache.js';
-import { NAMESPACES } from '../../clusters/kinds.js';
+import type { ClusterCache } from '../../manager/clusters/cache.js';
+import { NAMESPACES } from '../../manager/clusters/kinds.js';
 import { DNS_RECORD_SETS } from './kinds.js';
-import type { OwnedObjectWriter } from '../../clusters/owned-writer.js';
-import type { RemoteCluster } from '../../clusters/remote.js';
-import { errorText } from '../../runtime/log.js';
+import type { OwnedObjectWriter } from '../../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../../manager/clusters/remote.js';
+import { errorText } from '../../manager/runtime/log.js';
 import { contentOf, type DesiredRecordSet } from '../plan/desired-record-set.js';
 
 export interface RecordSetWriterOptions {

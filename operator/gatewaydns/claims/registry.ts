@@ -7,8 +7,8 @@
 // the others asking for the same names: a name can move between namespaces,
 // which no informer event of theirs would tell them.
 import type { GatewayDNS } from '../../../api/index.js';
-import type { Logger } from '../../runtime/log.js';
-import { objectKey } from '../../runtime/workqueue.js';
+import type { Logger } from '../../manager/runtime/log.js';
+import { objectKey } from '../../manager/runtime/workqueue.js';
 import type { ClusterFacts } from '../../model/facts.js';
 import type { matchesSelector } from '../../model/selector.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../../model/validate.js';
@@ -33,7 +33,7 @@ export interface ClaimsRegistryOptions {
   getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
   /** The Clusters of `namespace` a selector matches, by name. */
   selectedClusters: (namespace: string, selector: Parameters<typeof matchesSelector>[0]) => string[];
-  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0212). */
+  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0213). */
   delegations?: () => Delegations;
   /** Whether this replica serves the management namespace (ADR 0207). */
   serves: (namespace: string) => boolean;

@@ -3,8 +3,8 @@
 // probe reports.
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { PROBE_REPORT_LABEL } from '../../../api/index.js';
-import { configMapsType } from '../../clusters/kinds.js';
-import { customResourceType, type ResourceType } from '../../clusters/resource.js';
+import { configMapsType } from '../../manager/clusters/kinds.js';
+import { customResourceType, type ResourceType } from '../../manager/clusters/resource.js';
 import {
   GATEWAY_API_GROUP,
   ROUTE_KINDS,

@@ -7,7 +7,7 @@ import {
   parseProbeReport,
   type ProbeReport,
 } from '../../../api/index.js';
-import type { ClusterCache } from '../../clusters/cache.js';
+import type { ClusterCache } from '../../manager/clusters/cache.js';
 import { PROBE_REPORTS } from './kinds.js';
 import type { VantageReports } from '../status/health-view.js';
 

@@ -4,15 +4,15 @@
 // from the GatewayDNS's own status, so nothing is withdrawn because a cluster
 // is briefly away.
 import { FQDN_ANNOTATION, type GatewayDNS } from '../../../api/index.js';
-import type { ClusterCache } from '../../clusters/cache.js';
-import { NODES, SERVICES, SERVICE_ENDPOINT_SLICES } from '../../clusters/kinds.js';
+import type { ClusterCache } from '../../manager/clusters/cache.js';
+import { NODES, SERVICES, SERVICE_ENDPOINT_SLICES } from '../../manager/clusters/kinds.js';
 import { GATEWAYS, ROUTES } from './kinds.js';
 import { slicesOf } from '../../model/endpoints.js';
 import type { ClusterFacts, ServiceObservation } from '../../model/facts.js';
 import { ROUTE_KIND_NAMES, observeGateway } from './gateway-api.js';
-import type { RemoteCluster } from '../../clusters/remote.js';
+import type { RemoteCluster } from '../../manager/clusters/remote.js';
 import { RESOLUTION_TYPES } from '../../model/resolution-types.js';
-import { frozenMessage, type Frozen } from '../../clusters/lifecycle.js';
+import { frozenMessage, type Frozen } from '../../manager/clusters/lifecycle.js';
 import { annotatedHostnames } from '../claims/hostnames.js';
 import { sourceService } from '../apply/mirror/reconciler.js';
 import type { EffectiveSpec } from '../../model/validate.js';

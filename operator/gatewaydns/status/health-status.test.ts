@@ -1,7 +1,7 @@
 import { probeTargetId, type GatewayDNSStatus, type ProbeReport } from '../../../api/index.js';
 import type { ClusterFacts } from '../../model/facts.js';
 import { validateGatewayDnsSpec, type EffectiveSpec } from '../../model/validate.js';
-import { CONDITION_MESSAGE_MAX } from '../../runtime/summary.js';
+import { CONDITION_MESSAGE_MAX } from '../../manager/runtime/summary.js';
 import { withHealthStatus, UNHEALTHY_FROM_NAMED } from './health-status.js';
 import { healthViewOf, type VantageReports } from './health-view.js';
 

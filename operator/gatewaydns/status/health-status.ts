@@ -19,7 +19,7 @@ import {
   describedFirst,
   namedFirst,
   truncateText,
-} from '../../runtime/summary.js';
+} from '../../manager/runtime/summary.js';
 import type { HealthView, VantageChoice } from './health-view.js';
 
 /** Clusters named in status.clusters[].health.unhealthyFrom at most; the count says how many in all. */

@@ -2,10 +2,10 @@
 // candidates the operator published → how each candidate cluster looks from
 // each workload cluster, and which tier each one answers from. The dns-servers
 // decide by themselves (ADR 0209); this is only what people are shown of it,
-// computed as zone/policy.ts chooses: a candidate is healthy while one of its
-// addresses is, and the first tier with a healthy candidate answers.
+// computed by the same tier choice (api/traffic-policy.ts, chooseTier) as
+// zone/policy.ts chooses by.
 import { isIP } from 'node:net';
-import { probeTargetId, type ProbeReport } from '../../../api/index.js';
+import { chooseTier, type ProbeReport } from '../../../api/index.js';
 import type { ClusterFacts } from '../../model/facts.js';
 import type { EffectiveSpec } from '../../model/validate.js';
 import { candidatePolicy } from '../plan/traffic-policy.js';
@@ -87,28 +87,21 @@ export function healthViewOf(input: HealthViewInput): HealthView | undefined {
     }
     // A cluster's view: unhealthy as soon as one of its replicas finds it so.
     const unhealthy = new Set(vantage.reports.flatMap((r) => r.unhealthy.map((u) => u.target)));
-    let first = Infinity;
-    let answering = Infinity;
-    const healthyByTier = new Map<number, string[]>();
-    for (const c of candidates) {
+    const tiered = candidates.map((c) => {
       const policy = policyFor(c, vantage.cluster);
-      const tier = policy?.tier ?? 0;
-      const check = policy?.healthCheck;
-      const healthy = !check || c.addresses.some((a) => !unhealthy.has(probeTargetId(a, check)));
+      return { tier: policy?.tier ?? 0, addresses: c.addresses, healthCheck: policy?.healthCheck };
+    });
+    const choice = chooseTier(tiered, unhealthy);
+    candidates.forEach((c, i) => {
       const entry = health.get(c.cluster)!;
-      if (healthy) entry.healthyFrom++;
+      if (choice.healthy[i]) entry.healthyFrom++;
       else entry.unhealthyFrom.push(vantage.cluster);
-      first = Math.min(first, tier);
-      if (healthy) {
-        answering = Math.min(answering, tier);
-        healthyByTier.set(tier, [...(healthyByTier.get(tier) ?? []), c.cluster]);
-      }
-    }
+    });
     vantages.push({
       cluster: vantage.cluster,
-      first,
-      answering: answering === Infinity ? undefined : answering,
-      answeringClusters: answering === Infinity ? [] : (healthyByTier.get(answering) ?? []),
+      first: Math.min(...tiered.map((c) => c.tier)),
+      answering: choice.tier,
+      answeringClusters: candidates.filter((_, i) => choice.answering[i]).map((c) => c.cluster),
     });
   }
   return { candidates: health, vantages, silent, errors };

@@ -2,7 +2,7 @@
 // registry: record sets written and withdrawn, stale targets, the status
 // conditions, the traffic policy's health view, and propagation latency. The
 // code counts into plain fields; the registry reads them when scraped.
-import { Counter, Gauge, Histogram, registerRead, type Registry } from '../../../process/metrics.js';
+import { Histogram, registerRead, type Registry } from '../../../runtime/metrics.js';
 
 export interface TrafficHealth {
   unhealthyClusters: number;
@@ -40,15 +40,7 @@ export class GatewayDnsMetrics {
 
   constructor(registry: Registry) {
     const counter = (name: string, help: string, value: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers: [registry],
-        collect() {
-          this.reset();
-          this.inc(value());
-        },
-      });
+      registerRead(registry, name, help, 'counter', [], () => [[{}, value()]]);
     counter(
       'capi_dns_recordsets_written_total',
       'DNSRecordSets created or changed in workload clusters.',
@@ -115,21 +107,13 @@ export class GatewayDnsMetrics {
   }
 
   private trafficMetrics(registry: Registry): void {
-    const health = this.trafficHealth;
     const perGatewayDns = (name: string, help: string, field: keyof TrafficHealth) =>
-      new Gauge({
-        name,
-        help,
-        labelNames: ['namespace', 'gatewaydns'],
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const [id, h] of health) {
-            const [namespace = '', gatewaydns = ''] = id.split('/');
-            this.set({ namespace, gatewaydns }, h[field]);
-          }
-        },
-      });
+      registerRead(registry, name, help, 'gauge', ['namespace', 'gatewaydns'], () =>
+        [...this.trafficHealth].map(([id, h]) => {
+          const [namespace = '', gatewaydns = ''] = id.split('/');
+          return [{ namespace, gatewaydns }, h[field]];
+        }),
+      );
     perGatewayDns(
       'capi_dns_traffic_unhealthy_clusters',
       "Candidate clusters of a GatewayDNS that some workload cluster finds unhealthy (its dns-servers' probe reports).",
@@ -145,17 +129,16 @@ export class GatewayDnsMetrics {
       'Workload clusters finding no candidate of a GatewayDNS healthy (whenNoneHealthy decides).',
       'noneHealthyClusters',
     );
-    const transitions = this.trafficTransitions;
-    new Counter({
-      name: 'capi_dns_traffic_transitions_total',
-      help: 'GatewayDNS Degraded condition turning True (to: degraded) or back to False (to: recovered).',
-      labelNames: ['to'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc({ to: 'degraded' }, transitions.degraded);
-        this.inc({ to: 'recovered' }, transitions.recovered);
-      },
-    });
+    registerRead(
+      registry,
+      'capi_dns_traffic_transitions_total',
+      'GatewayDNS Degraded condition turning True (to: degraded) or back to False (to: recovered).',
+      'counter',
+      ['to'],
+      () => [
+        [{ to: 'degraded' }, this.trafficTransitions.degraded],
+        [{ to: 'recovered' }, this.trafficTransitions.recovered],
+      ],
+    );
   }
 }

@@ -12,8 +12,8 @@ import {
   type GatewayDNSStatus,
 } from '../../../api/index.js';
 import { READY } from '../../model/conditions.js';
-import { sameJson, withTimeout } from '../../runtime/equal.js';
-import { objectKey } from '../../runtime/workqueue.js';
+import { sameJson, withTimeout } from '../../manager/runtime/equal.js';
+import { objectKey } from '../../manager/runtime/workqueue.js';
 
 export interface PatcherOptions {
   management: KubeConfig;

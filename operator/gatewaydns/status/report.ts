@@ -6,9 +6,9 @@
 import type { GatewayDNS, GatewayDNSStatus } from '../../../api/index.js';
 import { DEGRADED } from '../../model/conditions.js';
 import type { HealthView } from './health-view.js';
-import { keyOfObject, objectKeyId } from '../../runtime/workqueue.js';
-import type { EventRecorder } from '../../runtime/events.js';
-import type { Logger } from '../../runtime/log.js';
+import { keyOfObject, objectKeyId } from '../../manager/runtime/workqueue.js';
+import type { EventRecorder } from '../../manager/runtime/events.js';
+import type { Logger } from '../../manager/runtime/log.js';
 import type { GatewayDnsMetrics } from './metrics.js';
 import type { SyncResult } from '../apply/record-sets.js';
 

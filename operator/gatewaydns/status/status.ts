@@ -24,7 +24,7 @@ import {
   describedFirst,
   namedFirst,
   truncateText,
-} from '../../runtime/summary.js';
+} from '../../manager/runtime/summary.js';
 import type { TargetOutcome } from '../apply/record-sets.js';
 
 export type { TargetOutcome };
@@ -71,7 +71,7 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
       ),
     ),
     clusters,
-    // What the DNSZones' status reads: which namespace holds which custom name (ADR 0212).
+    // What the DNSZones' status reads: which namespace holds which custom name (ADR 0213).
     // Emptied rather than left out once it had names: the status is written as a merge patch.
     ...(input.hostnames?.served.length || input.previous?.hostnames?.length
       ? { hostnames: [...(input.hostnames?.served ?? [])] }

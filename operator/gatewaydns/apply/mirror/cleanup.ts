@@ -9,10 +9,10 @@ import {
   MANAGED_BY_LABEL,
   MIRROR_CONTROLLER,
 } from '../../../../api/index.js';
-import type { ClusterCache } from '../../../clusters/cache.js';
-import type { RemoteCluster } from '../../../clusters/remote.js';
-import { withTimeout } from '../../../runtime/equal.js';
-import { errorText, httpStatus, type Logger } from '../../../runtime/log.js';
+import type { ClusterCache } from '../../../manager/clusters/cache.js';
+import type { RemoteCluster } from '../../../manager/clusters/remote.js';
+import { withTimeout } from '../../../manager/runtime/equal.js';
+import { errorText, httpStatus, type Logger } from '../../../manager/runtime/log.js';
 
 export interface MirrorCleanupOptions {
   clusters: ClusterCache;

@@ -8,7 +8,7 @@ import {
   GATEWAYDNS_NAMESPACE_LABEL,
   MANAGED_BY_LABEL,
 } from '../../../../api/index.js';
-import { canonical } from '../../../runtime/equal.js';
+import { canonical } from '../../../manager/runtime/equal.js';
 import type { MirrorTarget, ServiceManifest, SliceManifest } from './desired.js';
 
 export type Ownership =

@@ -6,8 +6,8 @@
 // the namespace in line.
 import type { V1Service } from '@kubernetes/client-node';
 import type { GatewayDNS } from '../../../../api/index.js';
-import type { ClusterCache } from '../../../clusters/cache.js';
-import type { OwnedObjectWriter } from '../../../clusters/owned-writer.js';
+import type { ClusterCache } from '../../../manager/clusters/cache.js';
+import type { OwnedObjectWriter } from '../../../manager/clusters/owned-writer.js';
 import type { ClusterFacts } from '../../../model/facts.js';
 import { RESOLUTION_TYPES } from '../../../model/resolution-types.js';
 import type { EffectiveSpec } from '../../../model/validate.js';

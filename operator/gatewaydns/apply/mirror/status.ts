@@ -10,7 +10,7 @@ import {
   describedFirst,
   namedFirst,
   truncateText,
-} from '../../../runtime/summary.js';
+} from '../../../manager/runtime/summary.js';
 
 export interface MirrorResult {
   /** "namespace/name" of the mirror Service. */

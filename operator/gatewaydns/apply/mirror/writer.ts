@@ -6,14 +6,14 @@
 // by anyone else is a Conflict for that cluster.
 import type { KubernetesObject, V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { SERVICE_NAME_LABEL, MCS_SOURCE_CLUSTER_LABEL } from '../../../../api/index.js';
-import type { ClusterCache } from '../../../clusters/cache.js';
-import { NAMESPACES, SERVICES } from '../../../clusters/kinds.js';
+import type { ClusterCache } from '../../../manager/clusters/cache.js';
+import { NAMESPACES, SERVICES } from '../../../manager/clusters/kinds.js';
 import { MIRROR_ENDPOINT_SLICES } from './kinds.js';
-import type { OwnedObjectWriter } from '../../../clusters/owned-writer.js';
-import type { RemoteCluster } from '../../../clusters/remote.js';
-import { withTimeout } from '../../../runtime/equal.js';
-import { errorText, httpStatus } from '../../../runtime/log.js';
-import type { WatchedResource } from '../../../runtime/informer.js';
+import type { OwnedObjectWriter } from '../../../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../../../manager/clusters/remote.js';
+import { withTimeout } from '../../../manager/runtime/equal.js';
+import { errorText, httpStatus } from '../../../manager/runtime/log.js';
+import type { WatchedResource } from '../../../manager/runtime/informer.js';
 import {
   mirrorSliceLabels,
   mirrorServiceLabels,

@@ -1,0 +1,49 @@
+// Where the queries are answered: by this process (one DnsServer), or, with
+// --workers N, by N answering processes on the shared sockets
+// (answering-processes.ts). Either way the store hands each new build to load.
+import type { Logger } from '../../runtime/log.js';
+import type { Runnable } from '../../runtime/manager.js';
+import { Responder } from '../wire/responder.js';
+import type { ServedData } from '../wire/served.js';
+import type { Metrics } from './metrics.js';
+import { DnsServer, type ServerOptions } from './server.js';
+
+export interface AnsweringOptions {
+  server: ServerOptions;
+  /** Largest UDP response whatever EDNS offers (--max-udp-size). */
+  maxUdpSize: number;
+  /** Answering processes; 1: this process alone. */
+  workers: number;
+}
+
+export interface Answering extends Runnable {
+  /** The port the DNS sockets are bound to, once started. */
+  readonly port: number | undefined;
+  /** A new build's answers, served from now on. */
+  load(served: ServedData): void;
+}
+
+/** Answers in this process. */
+export class InProcessAnswering implements Answering {
+  readonly name = 'dns';
+  port: number | undefined;
+  private readonly responder: Responder;
+  private readonly server: DnsServer;
+
+  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger) {
+    this.responder = new Responder({ maxUdpSize: opts.maxUdpSize });
+    this.server = new DnsServer(opts.server, this.responder, metrics, log);
+  }
+
+  load(served: ServedData): void {
+    this.responder.loadServed(served);
+  }
+
+  async start(): Promise<void> {
+    this.port = await this.server.start();
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+}
