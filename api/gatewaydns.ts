@@ -161,6 +161,8 @@ export interface GatewayDNSStatus {
   clusters?: ClusterStatus[];
   /** spec.mirror: one entry per workload cluster of the namespace. */
   mirrors?: MirrorClusterStatus[];
+  /** The custom host names served (spec.hostnames, fqdn annotations, route host names): what DNSZones read. */
+  hostnames?: string[];
 }
 
 export interface GatewayDNS {

@@ -6,3 +6,6 @@ export * from './mirror.js';
 export * from './mcs.js';
 export * from './traffic-policy.js';
 export * from './probe-report.js';
+export * from './dnszone.js';
+export * from './zone-declaration.js';
+export * from './dns-name.js';

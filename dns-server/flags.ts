@@ -4,6 +4,7 @@ import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import { hostPort, readArgv, UsageError, type FlagValues } from './flag-values.js';
 import { parseName } from './zone/name.js';
 import type { ZoneConfig } from './zone/compile.js';
+import type { ZoneDefaults } from './zone/declared.js';
 import type { Level } from '../runtime/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
 
@@ -11,6 +12,8 @@ export interface Config {
   listen: { host: string; port: number };
   healthListen: { host: string; port: number } | undefined;
   zones: ZoneConfig[];
+  /** The SOA and NS flags: what a zone declared through the API (capi-dns-zones) gets unless it says otherwise. */
+  zoneDefaults: ZoneDefaults;
   recordsFile: string | undefined;
   kubernetes:
     | {
@@ -217,6 +220,7 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     listen: hostPort(flags.string('listen')!, 'listen'),
     healthListen: health === undefined ? undefined : hostPort(health, 'health-listen'),
     zones,
+    zoneDefaults: zoneDefaultsOf(flags),
     recordsFile,
     kubernetes: useKubernetes ? kubernetesOf(flags, kubeconfig, clustersetDomain, around) : undefined,
     maxUdpSize: flags.int('max-udp-size', 512, 65535),
@@ -268,6 +272,23 @@ function zonesOf(flags: Flags, clustersetDomain: string | undefined): ZoneConfig
     names.push(clustersetDomain);
   }
   return names.map((zone) => apexOf(flags, zone));
+}
+
+/** The --soa-* and --ns flags, for the zones declared through the API (zone/declared.ts). */
+function zoneDefaultsOf(flags: Flags): ZoneDefaults {
+  const u32 = 2 ** 32 - 1;
+  const mname = flags.string('soa-mname');
+  const rname = flags.string('soa-rname');
+  return {
+    ...(mname !== undefined ? { mname: nameOf(mname, 'soa-mname') } : {}),
+    ...(rname !== undefined ? { rname: nameOf(rname, 'soa-rname') } : {}),
+    nameServers: flags.list('ns').map((n) => nameOf(n, 'ns')),
+    ttl: flags.int('soa-ttl', 0, 2 ** 31 - 1),
+    refresh: flags.int('soa-refresh', 0, u32),
+    retry: flags.int('soa-retry', 0, u32),
+    expire: flags.int('soa-expire', 0, u32),
+    minimum: flags.int('soa-minimum', 0, u32),
+  };
 }
 
 /** A zone's SOA and NS, from the --soa-* and --ns flags. */

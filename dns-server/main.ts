@@ -79,6 +79,24 @@ async function main(argv: string[]): Promise<void> {
     log,
   });
   for (const source of sources) store.expect(mgr.add(source).name);
+  // Zones declared once on the management cluster (DNSZone; ADR 0213), served beside the flags'.
+  if (kc && config.kubernetes) {
+    const { ZoneDeclarationSource } = await import('./sources/zones.js');
+    mgr.add(
+      new ZoneDeclarationSource({
+        kubeConfig: kc,
+        namespace: config.kubernetes.namespace,
+        resyncMs: config.kubernetes.resyncMs,
+        backoffMinMs: 200,
+        backoffMaxMs: 5000,
+        flagZones: config.zones,
+        defaults: config.zoneDefaults,
+        onZones: (zones) => store.setZones(zones),
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
+  }
   mgr.add(answering);
   // Ready once every source delivered once and the zones are built from it, until SIGTERM (--lameduck).
   const health = config.healthListen

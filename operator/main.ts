@@ -5,6 +5,7 @@ import { CorefileController } from './corefile/controller.js';
 import { GatewayDnsController } from './gatewaydns/controller.js';
 import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
+import { ZoneController } from './zones/controller.js';
 import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
 import { parseListen, startHealthServer } from '../runtime/health.js';
 import { reuseConnections } from '../runtime/kube-connections.js';
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
         workers: flags.workers,
       }),
     );
+  // DNSZones (ADR 0213): the delegations in force, which the GatewayDNS claims read.
+  if (!cleanup) mgr.add(new ZoneController(mgr, { flagZones: [flags.domainSuffix, ...flags.zones] }));
   // Only a Corefile clean-up starts the Corefile controller in a clean-up: --cleanup-mirrors alone must not add blocks.
   const corefiles =
     (flags.manageCorefiles && !cleanup) || flags.cleanupCorefiles

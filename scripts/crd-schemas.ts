@@ -26,6 +26,11 @@ const SCHEMAS = [
     name: 'DNSRECORDSET_CRD_SPEC_SCHEMA',
     out: 'api/generated/dnsrecordset-spec-schema.ts',
   },
+  {
+    crd: 'crds/connectivity.tanzu.vmware.com_dnszones.yaml',
+    name: 'DNSZONE_CRD_SPEC_SCHEMA',
+    out: 'api/generated/dnszone-spec-schema.ts',
+  },
 ];
 
 type Schema = { [key: string]: unknown };

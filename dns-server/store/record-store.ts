@@ -41,13 +41,27 @@ export class RecordStore {
   /** Deliveries so far: a build that began after the last one serves every change. */
   private deliveries = 0;
 
+  /** The zones built: the flags' at first, with those declared through the API (setZones) later. */
+  private zones: ZoneConfig[];
+
   constructor(
-    private readonly zones: ZoneConfig[],
+    zones: ZoneConfig[],
     private readonly load: (served: ServedData, serial: number) => void,
     private readonly metrics: Metrics,
     private readonly log: Logger,
     private readonly opts: StoreOptions,
-  ) {}
+  ) {
+    this.zones = zones;
+  }
+
+  /** The zones to serve changed (a declaration through the API): built again at once, SOA serial bumped. */
+  setZones(zones: ZoneConfig[]): void {
+    if (JSON.stringify(zones) === JSON.stringify(this.zones)) return;
+    this.zones = zones;
+    // The fingerprint covers the records: the same records in other zones are a change too.
+    this.fingerprint = '';
+    this.schedule(0);
+  }
 
   /** Declares a source that must deliver once before the server is ready. */
   expect(source: string): void {

@@ -9,6 +9,7 @@ import {
   GATEWAYDNS_NAMESPACE_LABEL,
   SERVICE_NAME_LABEL,
   WORKLOAD_NAMESPACES_ANNOTATION,
+  type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
@@ -28,7 +29,8 @@ import {
   type ObjectKey,
 } from '../manager/runtime/workqueue.js';
 import { GatewayDnsReconciler } from './reconciler.js';
-import { GATEWAYDNS } from './kinds.js';
+import { DNSZONES, GATEWAYDNS } from './kinds.js';
+import type { Delegations } from './claims/hostnames.js';
 import { GatewayDnsMetrics } from './status/metrics.js';
 import type { WatchedResource } from '../manager/runtime/informer.js';
 
@@ -55,6 +57,9 @@ export class GatewayDnsController implements Runnable {
   private readonly pendingSince = new Map<string, number>();
   private resyncTimer?: NodeJS.Timeout;
   private readonly gatewayDns: WatchedResource<GatewayDNS & KubernetesObject>;
+  private readonly dnsZones: WatchedResource<DNSZone & KubernetesObject>;
+  /** The delegations in force per DNSZone as last seen: only a change of them enqueues. */
+  private readonly seenZone = new Map<string, string>();
   private readonly metrics: GatewayDnsMetrics;
 
   constructor(
@@ -63,12 +68,14 @@ export class GatewayDnsController implements Runnable {
   ) {
     const gatewayDns = mgr.cache.informer(GATEWAYDNS);
     this.gatewayDns = gatewayDns;
+    this.dnsZones = mgr.cache.informer(DNSZONES);
     this.metrics = new GatewayDnsMetrics(mgr.metrics.registry);
     this.reconciler = new GatewayDnsReconciler({
       mgr,
       gatewayDns,
       domainSuffix: opts.domainSuffix,
       otherZones: opts.zones,
+      delegations: () => this.delegations(),
       metrics: this.metrics,
       requeue: (keys) => keys.forEach((k) => this.queue.add(k)),
     });
@@ -131,10 +138,29 @@ export class GatewayDnsController implements Runnable {
       this.enqueueNamespace(gw.metadata?.namespace ?? '');
       this.queue.add(key);
     });
+    // The delegations in force (status.enforced, which the DNSZone controller writes) move names
+    // between namespaces of any team: every GatewayDNS looks again.
+    this.dnsZones.onChange((type, zone) => {
+      const id = zone.metadata?.name ?? '';
+      const signature =
+        type === 'delete'
+          ? ''
+          : JSON.stringify([zone.status?.enforced, zone.metadata?.deletionTimestamp ?? '']);
+      if ((this.seenZone.get(id) ?? '') === signature) return;
+      if (type === 'delete') this.seenZone.delete(id);
+      else this.seenZone.set(id, signature);
+      this.enqueueAll();
+    });
     cache.namespaces.onChange((type, namespace) => {
       const name = namespace.metadata?.name ?? '';
+      // Its labels too: a delegation's namespaceSelector may start or stop matching it.
       const grant =
-        type === 'delete' ? undefined : namespace.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION];
+        type === 'delete'
+          ? undefined
+          : JSON.stringify([
+              namespace.metadata?.annotations?.[WORKLOAD_NAMESPACES_ANNOTATION],
+              this.dnsZones.list().length ? namespace.metadata?.labels : undefined,
+            ]);
       if (this.seenGrant.has(name) && this.seenGrant.get(name) === grant) return;
       this.seenGrant.set(name, grant);
       this.enqueueNamespace(name);
@@ -229,6 +255,24 @@ export class GatewayDnsController implements Runnable {
         break;
       }
     }
+  }
+
+  /**
+   * The DNSZones in force, oldest first (of two for one zone the older governs): a DNSZone being
+   * deleted governs nothing any more, so what it governed is withdrawn (ADR 0213).
+   */
+  private delegations(): Delegations {
+    const zones = this.dnsZones
+      .list()
+      .filter((z) => !z.metadata?.deletionTimestamp && z.status?.enforced)
+      .sort(
+        (a, b) =>
+          new Date(a.metadata?.creationTimestamp ?? 0).getTime() -
+            new Date(b.metadata?.creationTimestamp ?? 0).getTime() ||
+          (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''),
+      )
+      .map((z) => ({ name: z.metadata?.name ?? '', enforced: z.status!.enforced! }));
+    return { zones, labelsOf: (namespace) => this.mgr.cache.namespaces.get(namespace)?.metadata?.labels };
   }
 
   private enqueueNamespace(namespace: string): void {

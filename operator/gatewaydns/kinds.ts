@@ -2,7 +2,14 @@
 // manager's cache for them. What it reads and writes in workload clusters is
 // declared by its stages (sources/kinds.ts, apply/kinds.ts).
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { GATEWAYDNS_PLURAL, GROUP, VERSION, type GatewayDNS } from '../../api/index.js';
+import {
+  DNSZONE_PLURAL,
+  GATEWAYDNS_PLURAL,
+  GROUP,
+  VERSION,
+  type DNSZone,
+  type GatewayDNS,
+} from '../../api/index.js';
 import { customResourceType } from '../manager/clusters/resource.js';
 
 export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
@@ -10,4 +17,13 @@ export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
   group: GROUP,
   version: VERSION,
   plural: GATEWAYDNS_PLURAL,
+});
+
+/** The zones and their delegations, read (not written) by the claims: who may use a custom name. */
+export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
+  kind: 'DNSZone',
+  group: GROUP,
+  version: VERSION,
+  plural: DNSZONE_PLURAL,
+  clusterScoped: true,
 });

@@ -34,6 +34,7 @@ import {
   type ObjectKey,
 } from '../manager/runtime/workqueue.js';
 import { ClaimsRegistry, validatedSpec, type NamesDecision } from './claims/registry.js';
+import type { Delegations } from './claims/hostnames.js';
 import { checkGrant, namespacesNamed } from './claims/namespace-grants.js';
 import { GatewayDnsPatcher } from './status/patcher.js';
 import { planRecordSets, type RecordSetPlan } from './plan/plan.js';
@@ -73,6 +74,8 @@ export interface ReconcilerOptions {
   domainSuffix: string;
   /** Further zones the dns-servers serve (--zone): custom and route host names may be in them. */
   otherZones?: readonly string[];
+  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0213). */
+  delegations?: () => Delegations;
   metrics: GatewayDnsMetrics;
   /** Reconcile these GatewayDNS again: a custom host name they ask for was taken or freed. */
   requeue: (keys: ObjectKey[]) => void;
@@ -139,6 +142,7 @@ export class GatewayDnsReconciler {
     this.claims = new ClaimsRegistry({
       domainSuffix: opts.domainSuffix,
       otherZones: opts.otherZones,
+      delegations: opts.delegations,
       listGatewayDns: (namespace) => opts.gatewayDns.list(namespace),
       getGatewayDns: (namespace, name) => opts.gatewayDns.get(name, namespace),
       selectedClusters: (namespace, selector) => this.selectedClusters(namespace, selector),

@@ -40,8 +40,49 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
  * Invalid (outside the zone, or under the generated names).
  */
 export const HOSTNAMES_ACCEPTED = 'HostnamesAccepted';
-export const HOSTNAME_REASONS = { Accepted: 'Accepted', Conflict: 'Conflict', Invalid: 'Invalid' } as const;
+export const HOSTNAME_REASONS = {
+  Accepted: 'Accepted',
+  Conflict: 'Conflict',
+  Invalid: 'Invalid',
+  /** A DNSZone in Enforce delegates the name to no namespace matching the GatewayDNS's (ADR 0213). */
+  NotDelegated: 'NotDelegated',
+} as const;
 export type HostnameReason = (typeof HOSTNAME_REASONS)[keyof typeof HOSTNAME_REASONS];
+
+/**
+ * Whether the custom names served are governed by delegations (ADR 0213); set only while some are
+ * served. True/Delegated: every one is in a zone with a DNSZone that allows this namespace.
+ * False/FirstClaim: some are in a zone declared by flags only, where the oldest claim from any
+ * namespace wins (the unsafe mode, made visible). False/Audit: a DNSZone in Audit would withdraw some.
+ */
+export const NAMES_DELEGATED = 'NamesDelegated';
+export const DELEGATION_REASONS = {
+  Delegated: 'Delegated',
+  FirstClaim: 'FirstClaim',
+  Audit: 'Audit',
+} as const;
+export type DelegationReason = (typeof DELEGATION_REASONS)[keyof typeof DELEGATION_REASONS];
+
+/** A DNSZone's conditions (operator/zones/). */
+export const ZONE_CONDITIONS = { Ready: 'Ready', DelegationsAccepted: 'DelegationsAccepted' } as const;
+export const ZONE_REASONS = {
+  /** The spec is in force and the zone is declared to every reachable workload cluster. */
+  Ready: 'Ready',
+  /** The spec is refused (not a DNS name, a pattern outside the zone, …): the delegations in force stay. */
+  Invalid: 'Invalid',
+  /** An older DNSZone declares the same zone: it governs, this one does not. */
+  DuplicateZone: 'DuplicateZone',
+  /** Some workload cluster could not be told to serve the zone. */
+  ClusterUnreachable: 'ClusterUnreachable',
+  /** Being deleted: what it governed is being withdrawn. */
+  Deleting: 'Deleting',
+  /** Every delegation is in force. */
+  Accepted: 'Accepted',
+  /** A delegated pattern is given to other namespaces by an earlier (or serving) delegation, which keeps it. */
+  Overlapping: 'Overlapping',
+  Pending: 'Pending',
+} as const;
+export type ZoneReason = (typeof ZONE_REASONS)[keyof typeof ZONE_REASONS];
 
 /**
  * spec.healthCheck: whether the traffic policy answers as it would with every candidate healthy,

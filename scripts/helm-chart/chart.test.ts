@@ -19,6 +19,7 @@ describe('chart of the real config/', () => {
     expect([...files.keys()].filter((f) => f.startsWith('crds/')).sort()).toEqual([
       'crds/clusterproperties.about.k8s.io.yaml',
       'crds/dnsrecordsets.connectivity.tanzu.vmware.com.yaml',
+      'crds/dnszones.connectivity.tanzu.vmware.com.yaml',
       'crds/gatewaydns.connectivity.tanzu.vmware.com.yaml',
       'crds/serviceexports.multicluster.x-k8s.io.yaml',
       'crds/serviceimports.multicluster.x-k8s.io.yaml',

@@ -66,7 +66,8 @@ export class Scope {
     if (o.kind === 'Deployment') this.deployment(o, 'operator');
     if (o.kind === 'PodDisruptionBudget') this.podDisruptionBudget(o, 'operator');
     let text: string;
-    if (o.kind === 'ClusterRoleBinding') {
+    // DNSZones are cluster-scoped: their grant stays cluster-wide with operator.watchNamespace (ADR 0213).
+    if (o.kind === 'ClusterRoleBinding' && original.metadata.name !== 'capi-dns-controller-dnszones') {
       // operator.watchNamespace: the same grant, in that namespace only (config/README.md).
       const rb = this.common(original, 'operator');
       this.releaseNamed(rb);

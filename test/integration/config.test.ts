@@ -81,10 +81,16 @@ beforeAll(async () => {
 describe('config/ on the management cluster', () => {
   it('config/default: GatewayDNS CRD, RBAC and the controller, accepted by the API server', async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', 'config/default']))).toEqual([
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-admin',
       'clusterrole.rbac.authorization.k8s.io/capi-dns-controller',
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-controller-dnszones',
       'clusterrole.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-gatewaydns-editor',
+      'clusterrole.rbac.authorization.k8s.io/capi-dns-gatewaydns-viewer',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller',
+      'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-dnszones',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'customresourcedefinition.apiextensions.k8s.io/dnszones.connectivity.tanzu.vmware.com',
       'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com',
       'deployment.apps/capi-dns-controller',
       'namespace/capi-dns-system',

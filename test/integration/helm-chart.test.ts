@@ -363,12 +363,18 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
     const objects = await dryRun(MANAGEMENT, text);
     expect(objects.map(id).sort()).toEqual(
       [
+        'ClusterRole//capi-dns-admin',
         'ClusterRole//capi-dns-controller',
+        'ClusterRole//capi-dns-controller-dnszones',
         'ClusterRole//capi-dns-controller-kubeconfig-reader',
+        'ClusterRole//capi-dns-gatewaydns-editor',
+        'ClusterRole//capi-dns-gatewaydns-viewer',
         'ClusterRoleBinding//capi-dns-controller',
+        'ClusterRoleBinding//capi-dns-controller-dnszones',
         'ClusterRoleBinding//capi-dns-controller-kubeconfig-reader',
         'CustomResourceDefinition//clusterproperties.about.k8s.io',
         'CustomResourceDefinition//dnsrecordsets.connectivity.tanzu.vmware.com',
+        'CustomResourceDefinition//dnszones.connectivity.tanzu.vmware.com',
         'CustomResourceDefinition//gatewaydns.connectivity.tanzu.vmware.com',
         'CustomResourceDefinition//serviceexports.multicluster.x-k8s.io',
         'CustomResourceDefinition//serviceimports.multicluster.x-k8s.io',
@@ -443,8 +449,11 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
       tolerations: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
     });
     expect(pod.affinity).toBeDefined();
-    // watchNamespace: RoleBindings in that namespace to the same ClusterRoles, no ClusterRoleBinding.
-    expect(objects.filter((o) => o.kind === 'ClusterRoleBinding')).toEqual([]);
+    // watchNamespace: RoleBindings in that namespace to the same ClusterRoles; the one ClusterRoleBinding
+    // left is the DNSZones' (cluster-scoped, read cluster-wide in either mode: ADR 0213).
+    expect(objects.filter((o) => o.kind === 'ClusterRoleBinding').map(id)).toEqual([
+      'ClusterRoleBinding//capi-dns-controller-dnszones',
+    ]);
     expect(
       objects
         .filter((o) => o.kind === 'RoleBinding')

@@ -130,6 +130,16 @@ rules:
     verbs:
       - create
       - patch
+  - apiGroups:
+      - ""
+    resourceNames:
+      - capi-dns-zones
+    resources:
+      - configmaps
+    verbs:
+      - get
+      - list
+      - watch
 {{- end }}
 ---
 {{- if $.root.Values.dnsServer.rbac.create }}

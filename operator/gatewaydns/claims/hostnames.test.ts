@@ -167,7 +167,8 @@ describe('customHostnames: annotations are weighed against every claim as spec.h
       [{ name: 'api.example.com', reason: 'outside the zone xcc.test', kind: 'Invalid' }],
     ],
   ])('%s', (_what, mine, others, served, refused) => {
-    expect(customHostnames(mine, 'xcc.test', others)).toEqual({ served, refused });
+    const got = customHostnames(mine, 'xcc.test', others);
+    expect({ served: got.served, refused: got.refused }).toEqual({ served, refused });
   });
 });
 
@@ -212,5 +213,68 @@ describe('customHostnames: further zones and route host names', () => {
     expect(got.refused[0]?.reason).toBe(
       'claimed by the older gatewaydns team-b/edge through HTTPRoute shop/web in cluster cluster-a',
     );
+  });
+});
+
+describe('customHostnames with DNSZones', () => {
+  const zones = [
+    {
+      name: 'apps',
+      enforced: {
+        zone: 'apps.corp.internal',
+        enforcement: 'Enforce' as const,
+        delegations: [{ namespaces: ['pay'], hostnames: ['pay.apps.corp.internal'] }],
+      },
+    },
+  ];
+  const delegations = { zones, labelsOf: () => ({}) };
+  const squatter: HostnameClaim = {
+    gatewayDns: 'team-b/squat',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    hostnames: ['pay.apps.corp.internal'],
+  };
+  const owner: HostnameClaim = {
+    gatewayDns: 'pay/web',
+    createdAt: '2026-01-02T00:00:00.000Z',
+    hostnames: ['pay.apps.corp.internal'],
+  };
+  it('refuses a name the zone delegates to no namespace of the claim, and names what is missing', () => {
+    expect(customHostnames(squatter, 'xcc.test', [owner], [], delegations)).toEqual({
+      served: [],
+      refused: [
+        {
+          name: 'pay.apps.corp.internal',
+          reason:
+            'zone apps.corp.internal delegates it to no namespace matching team-b; pay.apps.corp.internal is delegated to namespaces pay',
+          kind: 'NotDelegated',
+        },
+      ],
+    });
+  });
+  it('an older claim from a namespace not allowed does not hold the name', () => {
+    expect(customHostnames(owner, 'xcc.test', [squatter], [], delegations)).toEqual({
+      served: ['pay.apps.corp.internal'],
+      refused: [],
+    });
+  });
+  it('in Audit serves as before (first claim) and lists what Enforce would withdraw', () => {
+    const audit = {
+      zones: [{ ...zones[0]!, enforced: { ...zones[0]!.enforced, enforcement: 'Audit' as const } }],
+      labelsOf: () => ({}),
+    };
+    const got = customHostnames(squatter, 'xcc.test', [owner], [], audit);
+    expect(got.served).toEqual(['pay.apps.corp.internal']);
+    expect(got.audited?.[0]?.reason).toContain('delegates it to no namespace matching team-b');
+    expect(customHostnames(owner, 'xcc.test', [squatter], [], audit).refused[0]?.kind).toBe('Conflict');
+  });
+  it('a name in a zone declared by flags only says so', () => {
+    expect(customHostnames(self, 'xcc.test', [], ['other.test'], delegations)).toEqual({
+      served: [],
+      refused: [],
+    });
+    expect(
+      customHostnames({ ...self, hostnames: ['db.other.test'] }, 'xcc.test', [], ['other.test'], delegations)
+        .firstClaimZones,
+    ).toEqual(['other.test']);
   });
 });

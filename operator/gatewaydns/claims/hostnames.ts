@@ -1,6 +1,7 @@
 // Custom host names (spec.hostnames, and the fqdn annotation on a Service):
 // names inside the zone that answer like the cluster-independent name. Which
 // of the names asked for are served, and why the others are not. Pure.
+import { governingZone, verdictFor, type GoverningZone } from '../../model/delegation.js';
 
 export interface HostnameClaim {
   /** "namespace/name" of the GatewayDNS. */
@@ -24,8 +25,21 @@ export interface AnnotatedHostname {
 
 export interface HostnameResult {
   served: string[];
-  /** Conflict: an older GatewayDNS holds the name; Invalid: no GatewayDNS may have it. */
-  refused: { name: string; reason: string; kind: 'Conflict' | 'Invalid' }[];
+  /**
+   * Conflict: an older GatewayDNS holds the name; Invalid: no GatewayDNS may have it; NotDelegated:
+   * its zone's DNSZone delegates it to no namespace matching this one's (enforcement Enforce).
+   */
+  refused: { name: string; reason: string; kind: 'Conflict' | 'Invalid' | 'NotDelegated' }[];
+  /** Served names a DNSZone in Audit would withdraw under Enforce, and why. */
+  audited?: { name: string; reason: string }[];
+  /** The zones, declared by flags only, whose served names go by the first claim from any namespace. */
+  firstClaimZones?: string[];
+}
+
+/** The DNSZones in force (oldest first: of two for one zone, the older governs) and the namespaces' labels. */
+export interface Delegations {
+  zones: readonly GoverningZone[];
+  labelsOf: (namespace: string) => Record<string, string> | undefined;
 }
 
 export function normalizeHostname(name: string): string {
@@ -59,12 +73,20 @@ export function customHostnames(
   others: HostnameClaim[],
   /** Further zones the dns-servers serve (the operator's --zone). */
   otherZones: readonly string[] = [],
+  /** The DNSZones in force: their zones are served too, and their delegations decide who may use a name. */
+  delegations: Delegations = { zones: [], labelsOf: () => undefined },
 ): HostnameResult {
   const zone = normalizeHostname(suffix);
-  const zones = [zone, ...otherZones.map(normalizeHostname)];
+  const flagZones = [zone, ...otherZones.map(normalizeHostname)];
+  const zones = [...new Set([...flagZones, ...delegations.zones.map((z) => z.enforced.zone)])];
   const generated = `clusters.${zone}`;
   const served: string[] = [];
   const refused: HostnameResult['refused'] = [];
+  const audited: NonNullable<HostnameResult['audited']> = [];
+  const firstClaimZones = new Set<string>();
+  const namespaceOf = (claim: HostnameClaim) => claim.gatewayDns.split('/')[0] ?? '';
+  const verdict = (claim: HostnameClaim, name: string) =>
+    verdictFor(name, namespaceOf(claim), delegations.labelsOf(namespaceOf(claim)), delegations.zones);
   for (const name of claimedNames(self)) {
     if (!zones.some((z) => name.endsWith(`.${z}`))) {
       refused.push({
@@ -79,8 +101,33 @@ export function customHostnames(
       refused.push({ name, reason: `under ${generated}, where names are generated`, kind: 'Invalid' });
       continue;
     }
+    const mine = verdict(self, name);
+    const enforced = mine.governed && mine.enforcement === 'Enforce';
+    if (enforced && !mine.allowed) {
+      // Where the name came from, when not from spec.hostnames (the annotation or route to change),
+      // before to whom the zone delegates it: a message is cut at its end.
+      const from = through(self, name);
+      const missing = `zone ${mine.zone} delegates it to no namespace matching ${namespaceOf(self)}`;
+      refused.push({
+        name,
+        reason: [
+          missing,
+          ...(from ? [`asked for${from}`] : []),
+          ...(mine.delegatedTo ? [mine.delegatedTo] : []),
+        ].join('; '),
+        kind: 'NotDelegated',
+      });
+      continue;
+    }
+    // Under Enforce only the namespaces the delegation allows claim the name: the oldest of them keeps it.
     const holder = others
-      .filter((o) => o.gatewayDns !== self.gatewayDns && olderThan(o, self) && claimedNames(o).includes(name))
+      .filter(
+        (o) =>
+          o.gatewayDns !== self.gatewayDns &&
+          olderThan(o, self) &&
+          claimedNames(o).includes(name) &&
+          (!enforced || (verdict(o, name) as { allowed?: boolean }).allowed === true),
+      )
       .reduce<HostnameClaim | undefined>(
         (oldest, o) => (oldest && olderThan(oldest, o) ? oldest : o),
         undefined,
@@ -94,8 +141,21 @@ export function customHostnames(
       continue;
     }
     served.push(name);
+    if (mine.governed && !mine.allowed) audited.push({ name, reason: mine.message ?? '' });
+    if (!mine.governed) {
+      const flagZone = governingZone(
+        name,
+        flagZones.map((z) => ({ name: z, enforced: { zone: z, enforcement: 'Audit', delegations: [] } })),
+      );
+      if (flagZone) firstClaimZones.add(flagZone.name);
+    }
   }
-  return { served, refused };
+  return {
+    served,
+    refused,
+    ...(audited.length ? { audited } : {}),
+    ...(firstClaimZones.size ? { firstClaimZones: [...firstClaimZones].sort() } : {}),
+  };
 }
 
 /** How the holder claims the name, when only an annotation does: the Service a user would look for. */

@@ -19,6 +19,7 @@ import {
   customHostnames,
   olderThan,
   type AnnotatedHostname,
+  type Delegations,
   type HostnameClaim,
   type HostnameResult,
 } from './hostnames.js';
@@ -32,6 +33,8 @@ export interface ClaimsRegistryOptions {
   getGatewayDns: (namespace: string, name: string) => GatewayDNS | undefined;
   /** The Clusters of `namespace` a selector matches, by name. */
   selectedClusters: (namespace: string, selector: Parameters<typeof matchesSelector>[0]) => string[];
+  /** The DNSZones in force and the namespaces' labels: who may use a custom name (ADR 0213). */
+  delegations?: () => Delegations;
   /** Whether this replica serves the management namespace (ADR 0207). */
   serves: (namespace: string) => boolean;
   /** Reconcile these GatewayDNS again: a name they ask for was taken or freed, or their wait ended. */
@@ -97,6 +100,7 @@ export class ClaimsRegistry {
         this.opts.domainSuffix,
         this.hostnameClaims(key),
         this.opts.otherZones,
+        this.opts.delegations?.(),
       ),
     };
   }

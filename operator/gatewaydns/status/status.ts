@@ -3,7 +3,9 @@
 // can skip the write.
 import type { ClusterStatus, GatewayDNSStatus } from '../../../api/index.js';
 import {
+  DELEGATION_REASONS,
   HOSTNAME_REASONS,
+  NAMES_DELEGATED,
   HOSTNAMES_ACCEPTED,
   READY,
   REASONS,
@@ -57,16 +59,59 @@ export function statusFor(input: StatusInput): GatewayDNSStatus {
   return {
     observedGeneration: input.generation,
     selectedClusters: input.facts.length,
-    conditions: hostnamesCondition(
+    conditions: delegatedCondition(
       input,
-      setCondition(
-        input.previous?.conditions,
-        { type: READY, ...readyCondition(input), observedGeneration: input.generation },
-        input.now,
+      hostnamesCondition(
+        input,
+        setCondition(
+          input.previous?.conditions,
+          { type: READY, ...readyCondition(input), observedGeneration: input.generation },
+          input.now,
+        ),
       ),
     ),
     clusters,
+    // What the DNSZones' status reads: which namespace holds which custom name (ADR 0213).
+    // Emptied rather than left out once it had names: the status is written as a merge patch.
+    ...(input.hostnames?.served.length || input.previous?.hostnames?.length
+      ? { hostnames: [...(input.hostnames?.served ?? [])] }
+      : {}),
   };
+}
+
+/**
+ * NamesDelegated, while custom names are served: whether a DNSZone's delegation, rather than the
+ * first claim from any namespace, decides who has them, so the unsafe mode shows on each object.
+ */
+function delegatedCondition(input: StatusInput, conditions: ReturnType<typeof setCondition>) {
+  const asked = input.hostnames;
+  if (!asked?.served.length) return removeCondition(conditions, NAMES_DELEGATED);
+  const firstClaim = asked.firstClaimZones ?? [];
+  const audited = asked.audited ?? [];
+  const notes = [
+    ...(audited.length
+      ? [`enforcement would withdraw: ${namedFirst(audited.map((a) => `${a.name} (${a.reason})`))}`]
+      : []),
+    ...(firstClaim.length
+      ? [`zone ${namedFirst(firstClaim)} has no DNSZone: its names go to the oldest claim from any namespace`]
+      : []),
+  ];
+  const condition: Omit<ConditionInput, 'type'> = notes.length
+    ? {
+        status: 'False',
+        reason: audited.length ? DELEGATION_REASONS.Audit : DELEGATION_REASONS.FirstClaim,
+        message: notes.join('; '),
+      }
+    : {
+        status: 'True',
+        reason: DELEGATION_REASONS.Delegated,
+        message: `delegated to this namespace: ${namedFirst(asked.served)}`,
+      };
+  return setCondition(
+    conditions,
+    { type: NAMES_DELEGATED, ...condition, observedGeneration: input.generation },
+    input.now,
+  );
 }
 
 /**
@@ -88,7 +133,11 @@ function hostnamesCondition(input: StatusInput, conditions: ReturnType<typeof se
       }
     : {
         status: 'False',
-        reason: conflicts.length ? HOSTNAME_REASONS.Conflict : HOSTNAME_REASONS.Invalid,
+        reason: conflicts.length
+          ? HOSTNAME_REASONS.Conflict
+          : asked.refused.some((r) => r.kind === 'NotDelegated')
+            ? HOSTNAME_REASONS.NotDelegated
+            : HOSTNAME_REASONS.Invalid,
         message: `not served: ${refusedNames(asked.refused)}${asked.served.length ? `; served: ${namedFirst(asked.served)}` : ''}`,
       };
   return setCondition(
@@ -234,7 +283,7 @@ function readyCondition(input: StatusInput): Omit<ConditionInput, 'type'> {
     .filter((f) => f.state !== 'Ready' && !isFrozen(f))
     .map((f) => `${f.cluster}: ${f.state}`);
   const written = targets.filter((t) => t.result === 'written' || t.result === 'current').length;
-  const invalidHostnames = (input.hostnames?.refused ?? []).filter((h) => h.kind === 'Invalid');
+  const invalidHostnames = (input.hostnames?.refused ?? []).filter((h) => h.kind !== 'Conflict');
   const parts = [
     `addresses of ${namedFirst(ready)} published to ${written} workload cluster(s)`,
     ...(others.length ? [`not published: ${namedFirst(others)}`] : []),

@@ -51,18 +51,26 @@ export function customResourceType<T extends KubernetesObject = KubernetesObject
   version: string;
   plural: string;
   labelSelector?: string;
+  /** A cluster-scoped resource: watched cluster-wide whatever namespace the cache is limited to. */
+  clusterScoped?: boolean;
 }): ResourceType<T> {
-  const { group, version, plural, labelSelector } = def;
+  const { group, version, plural, labelSelector, clusterScoped } = def;
+  const within = (namespace?: string) => (clusterScoped ? undefined : namespace);
   return {
     kind: def.kind,
     labelSelector,
-    path: (namespace) => `/apis/${group}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`,
-    list: (api, namespace) =>
-      (namespace
-        ? api.custom.listNamespacedCustomObject({ group, version, namespace, plural, labelSelector })
-        : api.custom.listClusterCustomObject({ group, version, plural, labelSelector })) as Promise<
-        KubernetesListObject<T>
-      >,
+    path: (ns) => {
+      const namespace = within(ns);
+      return `/apis/${group}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`;
+    },
+    list: (api, ns) => {
+      const namespace = within(ns);
+      return (
+        namespace
+          ? api.custom.listNamespacedCustomObject({ group, version, namespace, plural, labelSelector })
+          : api.custom.listClusterCustomObject({ group, version, plural, labelSelector })
+      ) as Promise<KubernetesListObject<T>>;
+    },
   };
 }
 

@@ -1,0 +1,70 @@
+// DNSZone: a zone the fleet serves, declared once on the management cluster
+// (cluster-scoped, written by platform admins), and which management
+// namespaces may use which custom names in it. The CRD is
+// crds/connectivity.tanzu.vmware.com_dnszones.yaml; its spec schema is
+// api/generated/dnszone-spec-schema.ts. ADR 0213.
+import type { ObjectMeta } from './dnsrecordset.js';
+import type { Condition, LabelSelector } from './gatewaydns.js';
+import type { SoaParameters } from './zone-declaration.js';
+import { DNSZONE_CRD_SPEC_SCHEMA } from './generated/dnszone-spec-schema.js';
+
+const FIELDS = DNSZONE_CRD_SPEC_SCHEMA.properties;
+
+export const DNSZONE_KIND = 'DNSZone';
+export const DNSZONE_PLURAL = 'dnszones';
+/** Holds a DNSZone until what it governed is withdrawn and its zone is no longer declared to the dns-servers. */
+export const DNSZONE_FINALIZER = 'connectivity.tanzu.vmware.com/dnszone';
+
+export const ENFORCEMENTS = FIELDS.enforcement.enum;
+/** Enforce: names outside the delegations are not served. Audit: they are, and status lists them. */
+export type Enforcement = (typeof ENFORCEMENTS)[number];
+export const DEFAULT_ENFORCEMENT: Enforcement = FIELDS.enforcement.default;
+
+export interface Delegation {
+  /** Management namespaces by name. */
+  namespaces?: string[];
+  /** Management namespaces by label. */
+  namespaceSelector?: LabelSelector;
+  /** "shop.apps.corp.internal", or "*.shop.apps.corp.internal": every name below, not the name itself. */
+  hostnames: string[];
+}
+
+export interface DNSZoneSpec {
+  zone: string;
+  enforcement?: Enforcement;
+  /** SOA parameters every dns-server serves the zone with; unset ones are each dns-server's own. */
+  soa?: SoaParameters;
+  /** The zone's NS records; each dns-server's --ns (or the SOA MNAME) when unset. */
+  nameServers?: string[];
+  delegations?: Delegation[];
+}
+
+/** The delegations in force: the last spec accepted, less the delegations refused. */
+export interface EnforcedZone {
+  generation?: number;
+  zone: string;
+  soa?: SoaParameters;
+  nameServers?: string[];
+  enforcement: Enforcement;
+  delegations: Delegation[];
+}
+
+export interface DNSZoneStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  enforced?: EnforcedZone;
+  /** Which namespaces serve which custom names of the zone. */
+  holders?: { namespace: string; hostnames: string[] }[];
+  /** Audit: the served names Enforce would withdraw. */
+  audit?: { hostname: string; gatewayDNS: string; message: string }[];
+  /** Per workload cluster ("namespace/name"): whether its dns-server is told to serve the zone. */
+  clusters?: { cluster: string; served: boolean; message?: string }[];
+}
+
+export interface DNSZone {
+  apiVersion?: string;
+  kind?: typeof DNSZONE_KIND;
+  metadata: ObjectMeta;
+  spec: DNSZoneSpec;
+  status?: DNSZoneStatus;
+}

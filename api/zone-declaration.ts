@@ -1,0 +1,91 @@
+// The zones declared once, on the management cluster (DNSZone), as the
+// operator tells them to every workload cluster's dns-server: one ConfigMap,
+// capi-dns-zones, in the records namespace, key zones.json (ADR 0213). The
+// dns-server serves them beside the zones of its flags (--zone), which win
+// where both name a zone. Parsed strictly: a declaration that is not one is
+// refused whole, and the zones served before stay.
+import { dnsZoneNameProblem } from './dns-name.js';
+
+export const ZONES_CONFIGMAP = 'capi-dns-zones';
+export const ZONES_CONFIGMAP_KEY = 'zones.json';
+/** On the ConfigMap: the operator's watch of it selects by this label. */
+export const ZONES_CONFIGMAP_LABEL = 'connectivity.tanzu.vmware.com/zones';
+
+/** SOA parameters a DNSZone may set; the dns-server's own (--soa-*) fill in the others. */
+export interface SoaParameters {
+  mname?: string;
+  rname?: string;
+  ttl?: number;
+  refresh?: number;
+  retry?: number;
+  expire?: number;
+  minimum?: number;
+}
+
+export interface DeclaredZone {
+  name: string;
+  soa?: SoaParameters;
+  /** The zone's NS records; the dns-server's --ns (or the SOA MNAME) when unset. */
+  nameServers?: string[];
+}
+
+export class ZoneDeclarationError extends Error {}
+
+const SOA_NUMBERS = ['ttl', 'refresh', 'retry', 'expire', 'minimum'] as const;
+
+/** The ConfigMap's text for these zones: sorted, so the same zones give the same text. */
+export function zoneDeclarationText(zones: readonly DeclaredZone[]): string {
+  return `${JSON.stringify({ zones: [...zones].sort((a, b) => a.name.localeCompare(b.name)) }, null, 2)}\n`;
+}
+
+export function parseZoneDeclaration(text: string): DeclaredZone[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new ZoneDeclarationError(`not JSON: ${(err as Error).message}`);
+  }
+  const zones = (doc as { zones?: unknown })?.zones;
+  if (!Array.isArray(zones)) throw new ZoneDeclarationError('no "zones" list');
+  const seen = new Set<string>();
+  return zones.map((z: unknown, i): DeclaredZone => {
+    const at = `zones[${i}]`;
+    if (typeof z !== 'object' || z === null) throw new ZoneDeclarationError(`${at}: not an object`);
+    const { name, soa, nameServers } = z as Record<string, unknown>;
+    if (typeof name !== 'string') throw new ZoneDeclarationError(`${at}: no name`);
+    const problem = dnsZoneNameProblem(name);
+    if (problem) throw new ZoneDeclarationError(`${at}: "${name}" is not a DNS name: it ${problem}`);
+    if (seen.has(name)) throw new ZoneDeclarationError(`${at}: ${name} twice`);
+    seen.add(name);
+    const out: DeclaredZone = { name };
+    if (soa !== undefined) {
+      if (typeof soa !== 'object' || soa === null) throw new ZoneDeclarationError(`${at}.soa: not an object`);
+      const s = soa as Record<string, unknown>;
+      const parsed: SoaParameters = {};
+      for (const key of ['mname', 'rname'] as const)
+        if (s[key] !== undefined) {
+          const v = s[key];
+          if (typeof v !== 'string' || dnsZoneNameProblem(v))
+            throw new ZoneDeclarationError(`${at}.soa.${key}: not a DNS name`);
+          parsed[key] = v;
+        }
+      for (const key of SOA_NUMBERS)
+        if (s[key] !== undefined) {
+          const v = s[key];
+          if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 2 ** 31 - 1)
+            throw new ZoneDeclarationError(`${at}.soa.${key}: not an integer from 0 to 2147483647`);
+          parsed[key] = v;
+        }
+      out.soa = parsed;
+    }
+    if (nameServers !== undefined) {
+      if (
+        !Array.isArray(nameServers) ||
+        nameServers.some((n) => typeof n !== 'string' || dnsZoneNameProblem(n))
+      )
+        throw new ZoneDeclarationError(`${at}.nameServers: not a list of DNS names`);
+      out.nameServers = nameServers as string[];
+    }
+    return out;
+  });
+}

@@ -1,0 +1,57 @@
+import type { ZoneConfig } from './compile.js';
+import { servedZones, zoneConfigFor, type ZoneDefaults } from './declared.js';
+
+const defaults: ZoneDefaults = {
+  nameServers: [],
+  ttl: 30,
+  refresh: 3600,
+  retry: 600,
+  expire: 86400,
+  minimum: 5,
+};
+
+describe('zoneConfigFor', () => {
+  it('takes what the flags would give a --zone of that name', () => {
+    expect(zoneConfigFor({ name: 'Apps.Corp.Internal.' }, defaults)).toEqual({
+      name: 'apps.corp.internal',
+      mname: 'ns1.apps.corp.internal',
+      rname: 'hostmaster.apps.corp.internal',
+      nameServers: ['ns1.apps.corp.internal'],
+      ttl: 30,
+      refresh: 3600,
+      retry: 600,
+      expire: 86400,
+      minimum: 5,
+    });
+  });
+  it('a declaration sets SOA and NS over the flags', () => {
+    const z = zoneConfigFor(
+      {
+        name: 'apps.corp.internal',
+        soa: { mname: 'ns1.corp.example', minimum: 60 },
+        nameServers: ['a.ns.example', 'b.ns.example'],
+      },
+      { ...defaults, rname: 'dns.corp.example', nameServers: ['flag.ns.example'] },
+    );
+    expect(z).toMatchObject({
+      mname: 'ns1.corp.example',
+      rname: 'dns.corp.example',
+      nameServers: ['a.ns.example', 'b.ns.example'],
+      minimum: 60,
+      ttl: 30,
+    });
+  });
+});
+
+describe('servedZones', () => {
+  const flag: ZoneConfig = zoneConfigFor({ name: 'xcc.test' }, defaults);
+  it('the flags come first; a declared zone that a flag names, or nests with, is left out', () => {
+    const got = servedZones(
+      [flag],
+      [{ name: 'apps.corp.internal' }, { name: 'xcc.test' }, { name: 'a.xcc.test' }, { name: 'test' }],
+      defaults,
+    );
+    expect(got.zones.map((z) => z.name)).toEqual(['xcc.test', 'apps.corp.internal']);
+    expect(got.ignored).toEqual(['xcc.test', 'a.xcc.test', 'test']);
+  });
+});

@@ -1,0 +1,63 @@
+// Pure: a zone declared through the API (api/zone-declaration.ts) as the
+// ZoneConfig the build compiles, its unset SOA and NS parameters taken from
+// this dns-server's flags (--soa-*, --ns), as a --zone of the same name would
+// have them. The zones of the flags win over a declared one of the same name.
+import type { DeclaredZone } from '../../api/index.js';
+import type { ZoneConfig } from './compile.js';
+
+/** The SOA and NS flags, as every zone of this server gets them unless a declaration says otherwise. */
+export interface ZoneDefaults {
+  /** --soa-mname; ns1.<zone> when unset. */
+  mname?: string;
+  /** --soa-rname; hostmaster.<zone> when unset. */
+  rname?: string;
+  /** --ns; the MNAME when empty. */
+  nameServers: string[];
+  ttl: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): ZoneConfig {
+  const name = normal(declared.name);
+  const soa = declared.soa ?? {};
+  const mname = normal(soa.mname ?? defaults.mname ?? `ns1.${name}`);
+  const nameServers = declared.nameServers?.length ? declared.nameServers : defaults.nameServers;
+  return {
+    name,
+    mname,
+    rname: normal(soa.rname ?? defaults.rname ?? `hostmaster.${name}`),
+    nameServers: nameServers.length ? nameServers.map(normal) : [mname],
+    ttl: soa.ttl ?? defaults.ttl,
+    refresh: soa.refresh ?? defaults.refresh,
+    retry: soa.retry ?? defaults.retry,
+    expire: soa.expire ?? defaults.expire,
+    minimum: soa.minimum ?? defaults.minimum,
+  };
+}
+
+/**
+ * What the server serves: the flags' zones, then each declared zone not named by a flag. A declared
+ * zone inside or around a flag's is left out too: one server, one owner per name.
+ */
+export function servedZones(
+  flagZones: readonly ZoneConfig[],
+  declared: readonly DeclaredZone[],
+  defaults: ZoneDefaults,
+): { zones: ZoneConfig[]; ignored: string[] } {
+  const overlaps = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
+  const zones = [...flagZones];
+  const ignored: string[] = [];
+  for (const d of declared) {
+    const z = zoneConfigFor(d, defaults);
+    if (zones.some((f) => overlaps(f.name, z.name))) ignored.push(z.name);
+    else zones.push(z);
+  }
+  return { zones, ignored };
+}
+
+function normal(name: string): string {
+  return name.trim().toLowerCase().replace(/\.+$/, '');
+}

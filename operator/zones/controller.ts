@@ -1,0 +1,160 @@
+// The DNSZone controller: the DNSZones, the GatewayDNS (their status.hostnames:
+// who holds which name) and the Namespaces (their labels: a namespaceSelector)
+// only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
+// DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
+// the shard of the empty namespace name reconciles them all.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { DNSZone, GatewayDNS } from '../../api/index.js';
+import type { Manager } from '../manager/manager.js';
+import type { Runnable } from '../manager/runnable.js';
+import type { WatchedResource } from '../manager/runtime/informer.js';
+import { errorText } from '../manager/runtime/log.js';
+import { WorkQueue } from '../manager/runtime/workqueue.js';
+import { DNSZONES, GATEWAYDNS } from './kinds.js';
+import { ZoneMetrics } from './metrics.js';
+import { DnsZonePatcher } from './patcher.js';
+import { ZoneReconciler } from './reconciler.js';
+import { ZoneDeclarer } from './declare.js';
+import type { ClusterEvent } from '../manager/clusters/cache.js';
+
+export interface ZoneControllerOptions {
+  /** The zones the flags declare (--domain-suffix, --zone). */
+  flagZones: readonly string[];
+  requestTimeoutMs?: number;
+  firstSyncTimeoutMs?: number;
+}
+
+/** DNSZones are not per team: one replica reconciles them, the one serving this (empty) namespace name. */
+const ZONES_SHARD_KEY = '';
+
+export class ZoneController implements Runnable {
+  readonly name = 'dnszone';
+  private readonly queue: WorkQueue<string>;
+  private readonly zones: WatchedResource<DNSZone & KubernetesObject>;
+  private readonly gatewayDns: WatchedResource<GatewayDNS & KubernetesObject>;
+  /** What of each object concerns the zones, as last seen: an update that changes none of it enqueues nothing. */
+  private readonly seen = new Map<string, string>();
+  private readonly declarer: ZoneDeclarer;
+
+  constructor(
+    private readonly mgr: Manager,
+    opts: ZoneControllerOptions,
+  ) {
+    this.zones = mgr.cache.informer(DNSZONES);
+    this.gatewayDns = mgr.cache.informer(GATEWAYDNS);
+    const zones = this.zones;
+    const gatewayDns = this.gatewayDns;
+    this.declarer = new ZoneDeclarer({
+      clusters: mgr.clusters,
+      writer: mgr.writer,
+      recordsNamespace: mgr.recordsNamespace,
+      listClusters: () =>
+        mgr.provider
+          .list()
+          .map((c) => ({ namespace: c.metadata?.namespace ?? '', name: c.metadata?.name ?? '' })),
+      firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
+      log: mgr.log,
+    });
+    const reconciler = new ZoneReconciler({
+      declarer: this.declarer,
+      getZone: (name) => zones.get(name),
+      listZones: () => zones.list(),
+      served: () =>
+        gatewayDns
+          .list()
+          .filter((gw) => gw.status?.hostnames?.length)
+          .map((gw) => ({
+            gatewayDns: `${gw.metadata?.namespace}/${gw.metadata?.name}`,
+            namespace: gw.metadata?.namespace ?? '',
+            hostnames: gw.status?.hostnames ?? [],
+          })),
+      namespaceLabels: (namespace) => mgr.cache.namespaces.get(namespace)?.metadata?.labels,
+      flagZones: opts.flagZones,
+      patcher: new DnsZonePatcher(mgr.management, opts.requestTimeoutMs ?? 10_000),
+      metrics: new ZoneMetrics(mgr.metrics.registry),
+      log: mgr.log,
+    });
+    this.queue = new WorkQueue<string>(
+      async (name) => (mgr.share.owns(ZONES_SHARD_KEY) ? reconciler.reconcile(name) : undefined),
+      {
+        concurrency: 1,
+        metrics: mgr.metrics.controller(this.name, 1),
+        baseDelayMs: 200,
+        maxDelayMs: 30_000,
+        onError: (name, err, retryInMs) =>
+          mgr.log.warn('reconcile failed', { dnszone: name, error: errorText(err), retryInMs }),
+      },
+    );
+    this.watch();
+  }
+
+  start(): void {
+    this.queue.start();
+    this.enqueueAll();
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.shutdown();
+  }
+
+  private watch(): void {
+    // Another zone's delegations in force, or its deletion, change which zone governs a name.
+    this.zones.onChange((type, zone) => {
+      if (
+        this.changed(`zone|${zone.metadata?.name}`, type, [
+          zone.metadata?.generation,
+          zone.metadata?.deletionTimestamp,
+          zone.metadata?.finalizers,
+          zone.status?.enforced,
+        ])
+      )
+        this.enqueueAll();
+    });
+    this.gatewayDns.onChange((type, gw) => {
+      if (
+        this.changed(
+          `gatewaydns|${gw.metadata?.namespace}/${gw.metadata?.name}`,
+          type,
+          gw.status?.hostnames ?? [],
+        )
+      )
+        this.enqueueAll();
+    });
+    this.mgr.cache.namespaces.onChange((type, namespace) => {
+      if (this.changed(`namespace|${namespace.metadata?.name}`, type, namespace.metadata?.labels ?? {}))
+        this.enqueueAll();
+    });
+    this.mgr.share.onChange(() => this.enqueueAll());
+    // A new workload cluster is told the zones; one that comes back after a failed pass too.
+    this.mgr.provider.onChange((type) => {
+      if (type === 'add' && this.zones.list().length) this.enqueueAll();
+    });
+    this.mgr.clusters.onEvent((event) => this.onClusterEvent(event));
+  }
+
+  private onClusterEvent(event: ClusterEvent): void {
+    if (!this.zones.list().length) return;
+    if (event.type === 'reachable' && this.declarer.failing.has(event.cluster)) return this.enqueueAll();
+    if (event.type !== 'change') return;
+    const { kind, object } = event.change;
+    // The records namespace appearing (a dns-server installed), or someone changing our ConfigMap.
+    if (kind === 'Namespace' && object.metadata?.name === this.mgr.recordsNamespace) return this.enqueueAll();
+    if (
+      kind === 'ZoneDeclaration' &&
+      !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)
+    )
+      this.enqueueAll();
+  }
+
+  private changed(id: string, type: string, what: unknown): boolean {
+    const signature = type === 'delete' ? undefined : JSON.stringify(what);
+    if (type !== 'delete' && this.seen.get(id) === signature) return false;
+    if (signature === undefined) this.seen.delete(id);
+    else this.seen.set(id, signature);
+    return true;
+  }
+
+  private enqueueAll(): void {
+    for (const zone of this.zones.list()) this.queue.add(zone.metadata?.name ?? '');
+  }
+}

@@ -1,0 +1,111 @@
+// Zones declared once: the zones in force are told to every workload cluster's
+// dns-server through one ConfigMap in its records namespace (capi-dns-zones,
+// api/zone-declaration.ts; ADR 0213), compared with the watched copy and
+// written through the manager's one writer only where it differs. A cluster
+// without the records namespace runs no dns-server and is skipped.
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import {
+  CONTROLLER_NAME,
+  ZONES_CONFIGMAP,
+  ZONES_CONFIGMAP_KEY,
+  ZONES_CONFIGMAP_LABEL,
+  zoneDeclarationText,
+  type DeclaredZone,
+} from '../../api/index.js';
+import type { ClusterCache } from '../manager/clusters/cache.js';
+import { NAMESPACES } from '../manager/clusters/kinds.js';
+import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
+import type { RemoteCluster } from '../manager/clusters/remote.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import { ZONE_DECLARATIONS } from './kinds.js';
+
+export interface DeclarerOptions {
+  clusters: ClusterCache;
+  writer: OwnedObjectWriter;
+  recordsNamespace: string;
+  /** Every workload cluster of the fleet, by management namespace and name. */
+  listClusters: () => { namespace: string; name: string }[];
+  firstSyncTimeoutMs: number;
+  log: Logger;
+}
+
+/** Per workload cluster ("namespace/name"): the zones its dns-server is told now, or why it could not be told. */
+export type Declarations = Map<string, { declared: string[] } | { error: string }>;
+
+export class ZoneDeclarer {
+  /** The clusters the last pass could not tell: their coming back is worth a pass. */
+  readonly failing = new Set<string>();
+
+  constructor(private readonly opts: DeclarerOptions) {}
+
+  async declare(zones: readonly DeclaredZone[]): Promise<Declarations> {
+    const text = zoneDeclarationText(zones);
+    const out: Declarations = new Map();
+    await Promise.all(
+      this.opts.listClusters().map(async ({ namespace, name }) => {
+        const key = `${namespace}/${name}`;
+        try {
+          const remote = await this.ready(namespace, name);
+          if (remote === 'skipped') return;
+          await this.sync(remote, zones.length ? text : undefined);
+          out.set(key, { declared: zones.map((z) => z.name) });
+          this.failing.delete(key);
+        } catch (err) {
+          out.set(key, { error: errorText(err) });
+          this.failing.add(key);
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** No zone declared: no ConfigMap (a flags-only installation gets no object it did not ask for). */
+  private async sync(remote: RemoteCluster, text: string | undefined): Promise<void> {
+    const ns = this.opts.recordsNamespace;
+    const existing = remote.informer(ZONE_DECLARATIONS, ns).get(ZONES_CONFIGMAP, ns);
+    if (text === undefined) {
+      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
+      const deleted = await this.opts.writer.delete(remote, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: ns,
+        name: ZONES_CONFIGMAP,
+        uid: existing.metadata?.uid,
+      });
+      if (deleted) this.opts.log.info('zone declaration removed', { cluster: remote.key });
+      return;
+    }
+    const object: V1ConfigMap & KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: ZONES_CONFIGMAP,
+        namespace: ns,
+        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
+      },
+      data: { [ZONES_CONFIGMAP_KEY]: text },
+    };
+    const { changed } = await this.opts.writer.ensure(remote, existing, {
+      object,
+      content: text,
+      contentOf: (cm: V1ConfigMap) => cm.data?.[ZONES_CONFIGMAP_KEY] ?? '',
+    });
+    if (changed) this.opts.log.info('zone declaration written', { cluster: remote.key });
+  }
+
+  /** The cluster's client with the watches synced; skipped without a records namespace; throws when unreachable. */
+  private async ready(namespace: string, cluster: string): Promise<RemoteCluster | 'skipped'> {
+    const { clusters } = this.opts;
+    const remote = clusters.get(namespace, cluster);
+    if (!remote && clusters.waiting(namespace, cluster)) return 'skipped';
+    if (!remote) throw new Error(clusters.problem(namespace, cluster) ?? 'no client');
+    const namespaces = remote.informer(NAMESPACES);
+    const why = await remote.synced([namespaces], this.opts.firstSyncTimeoutMs);
+    if (why) throw new Error(why);
+    if (!namespaces.get(this.opts.recordsNamespace)) return 'skipped';
+    const declarations = remote.informer(ZONE_DECLARATIONS, this.opts.recordsNamespace);
+    const declarationsWhy = await remote.synced([declarations], this.opts.firstSyncTimeoutMs);
+    if (declarationsWhy) throw new Error(declarationsWhy);
+    return remote;
+  }
+}

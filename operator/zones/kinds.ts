@@ -1,0 +1,40 @@
+// What the DNSZone controller reads of the management cluster: the DNSZones,
+// and the GatewayDNS whose status.hostnames say which namespace holds which
+// name. Declared here as the GatewayDNS controller declares its own: the
+// manager's cache shares one informer per watch. In each workload cluster: the
+// ConfigMap that tells its dns-server which zones to serve.
+import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import {
+  DNSZONE_PLURAL,
+  GATEWAYDNS_PLURAL,
+  GROUP,
+  VERSION,
+  ZONES_CONFIGMAP,
+  type DNSZone,
+  type GatewayDNS,
+} from '../../api/index.js';
+import { configMapsType } from '../manager/clusters/kinds.js';
+import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
+
+export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
+  kind: 'DNSZone',
+  group: GROUP,
+  version: VERSION,
+  plural: DNSZONE_PLURAL,
+  clusterScoped: true,
+});
+
+export const GATEWAYDNS = customResourceType<GatewayDNS & KubernetesObject>({
+  kind: 'GatewayDNS',
+  group: GROUP,
+  version: VERSION,
+  plural: GATEWAYDNS_PLURAL,
+});
+
+/** In each workload cluster's records namespace: the zones its dns-server is told to serve. */
+export const ZONE_DECLARATIONS: ResourceType<V1ConfigMap & KubernetesObject> = configMapsType(
+  'ZoneDeclaration',
+  {
+    fieldSelector: `metadata.name=${ZONES_CONFIGMAP}`,
+  },
+);

@@ -1,0 +1,165 @@
+// Reconciles one DNSZone, in the shape of the GatewayDNS reconciler: a short
+// reconcile() fetches, defers the one status patch, and hands off to
+// reconcileDelete (wait until what it governed is withdrawn, then drop the
+// finalizer) or reconcileNormal (finalizer; the status, pure, in status.ts).
+// The GatewayDNS claims read the delegations in force from status.enforced,
+// so this status is what puts a spec in force (ADR 0213).
+import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus } from '../../api/index.js';
+import { ZONE_CONDITIONS } from '../model/conditions.js';
+import { governingZone, inZone } from '../model/delegation.js';
+import { errorText, type Logger } from '../manager/runtime/log.js';
+import type { Outcome } from '../manager/runtime/workqueue.js';
+import type { ZoneMetrics } from './metrics.js';
+import type { DnsZonePatcher } from './patcher.js';
+import type { ZoneDeclarer } from './declare.js';
+import { clustersServing, declaredZones, zonesInForce, zoneStatus, type ServedNames } from './status.js';
+
+export interface ZoneReconcilerOptions {
+  getZone: (name: string) => DNSZone | undefined;
+  listZones: () => readonly DNSZone[];
+  /** The custom names each GatewayDNS serves, from their status. */
+  served: () => readonly ServedNames[];
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** The zones the flags declare (--domain-suffix, --zone): their names stay served under the first-claim rule. */
+  flagZones: readonly string[];
+  patcher: DnsZonePatcher;
+  /** Tells every workload cluster's dns-server the zones in force. */
+  declarer: ZoneDeclarer;
+  metrics: ZoneMetrics;
+  log: Logger;
+  /**
+   * How long a deleted DNSZone waits for the GatewayDNS to withdraw the names it governed before
+   * its finalizer goes anyway (one whose status cannot be written must not hold it forever).
+   */
+  withdrawGraceMs?: number;
+  /** How often a deleted DNSZone looks again while names it governed are still served. */
+  withdrawPollMs?: number;
+}
+
+interface Scope {
+  zone: DNSZone;
+  log: Logger;
+  status?: DNSZoneStatus;
+}
+
+export class ZoneReconciler {
+  constructor(private readonly opts: ZoneReconcilerOptions) {}
+
+  async reconcile(name: string): Promise<Outcome | void> {
+    const log = this.opts.log.with({ dnszone: name });
+    const zone = this.opts.getZone(name);
+    if (!zone) return this.opts.metrics.forget(name);
+    const scope: Scope = { zone, log };
+    let failed = false;
+    try {
+      return zone.metadata.deletionTimestamp
+        ? await this.reconcileDelete(scope)
+        : await this.reconcileNormal(scope);
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      if (scope.status) {
+        const ready = scope.status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
+        this.opts.metrics.ready.set(name, { zone: zone.spec.zone, ready: ready?.status === 'True' });
+        await this.opts.patcher.patchStatus(zone, scope.status).catch((err: unknown) => {
+          if (!failed) throw err;
+          log.warn('status not written', { error: errorText(err) });
+        });
+      }
+    }
+  }
+
+  private async reconcileNormal(scope: Scope): Promise<Outcome | void> {
+    const { zone, log } = scope;
+    if (!zone.metadata.finalizers?.includes(DNSZONE_FINALIZER))
+      await this.opts.patcher.patchFinalizers(zone, [...(zone.metadata.finalizers ?? []), DNSZONE_FINALIZER]);
+    // The spec first (pure): what it puts in force is what the dns-servers are told.
+    const inForce = this.statusOf(zone);
+    const withThis = this.opts
+      .listZones()
+      .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
+    const declarations = await this.opts.declarer.declare(declaredZones(withThis));
+    const status = this.statusOf(zone, clustersServing(inForce.enforced?.zone, declarations));
+    const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
+    if (
+      ready?.status === 'False' &&
+      ready.reason !== zone.status?.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready)?.reason
+    )
+      log.warn('DNSZone not in force as written', { reason: ready.reason, message: ready.message });
+    if (status.audit?.length)
+      this.opts.metrics.auditWithdrawals.set(zone.metadata.name, {
+        zone: zone.spec.zone,
+        count: status.audit.length,
+      });
+    else this.opts.metrics.auditWithdrawals.delete(zone.metadata.name);
+    scope.status = status;
+  }
+
+  /**
+   * The GatewayDNS take a DNSZone being deleted as gone: the names it governed leave their record
+   * sets (or, in a zone the flags declare too, go back to the first claim). The finalizer stays
+   * until no GatewayDNS serves such a name any more, or the grace ends.
+   */
+  private async reconcileDelete(scope: Scope): Promise<Outcome | void> {
+    const { zone, log } = scope;
+    if (!zone.metadata.finalizers?.includes(DNSZONE_FINALIZER)) return;
+    const left = this.stillServed(zone);
+    const since = new Date(zone.metadata.deletionTimestamp ?? 0).getTime();
+    const grace = this.opts.withdrawGraceMs ?? 30_000;
+    if (left.length && Date.now() - since < grace) {
+      scope.status = this.statusOf(zone);
+      return { requeueAfterMs: this.opts.withdrawPollMs ?? 250 };
+    }
+    if (left.length)
+      log.warn('DNSZone finalizer dropped with names still served', {
+        names: left.slice(0, 10),
+        graceMs: grace,
+      });
+    // Then the dns-servers stop serving it (unless the flags declare it, or another DNSZone does).
+    const declarations = await this.opts.declarer.declare(declaredZones(this.opts.listZones()));
+    const failing = [...declarations].flatMap(([cluster, d]) =>
+      'error' in d ? [`${cluster} (${d.error})`] : [],
+    );
+    if (failing.length) {
+      scope.status = this.statusOf(zone);
+      throw new Error(`dnszone ${zone.metadata.name}: zone not withdrawn from ${failing.join(', ')}`);
+    }
+    await this.opts.patcher.patchFinalizers(
+      zone,
+      (zone.metadata.finalizers ?? []).filter((f) => f !== DNSZONE_FINALIZER),
+    );
+    this.opts.metrics.forget(zone.metadata.name);
+    log.info('DNSZone deleted: what it governed is withdrawn', { zone: zone.spec.zone });
+  }
+
+  private statusOf(zone: DNSZone, clusters?: DNSZoneStatus['clusters']): DNSZoneStatus {
+    return zoneStatus({
+      zone,
+      zones: this.opts.listZones(),
+      served: this.opts.served(),
+      namespaceLabels: this.opts.namespaceLabels,
+      clusters,
+      now: new Date(),
+    });
+  }
+
+  /**
+   * The served names the deleted DNSZone governed that nothing else allows now: not in a zone the
+   * flags declare, nor governed by another DNSZone in force.
+   */
+  private stillServed(zone: DNSZone): string[] {
+    const enforced = zone.status?.enforced;
+    if (!enforced) return [];
+    const others = zonesInForce(this.opts.listZones());
+    return this.opts
+      .served()
+      .flatMap((s) => s.hostnames)
+      .filter(
+        (h) =>
+          inZone(h, enforced.zone) &&
+          !governingZone(h, others) &&
+          !this.opts.flagZones.some((z) => inZone(h, z)),
+      );
+  }
+}

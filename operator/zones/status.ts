@@ -1,0 +1,236 @@
+// Pure: a DNSZone, the other DNSZones, and the custom names every GatewayDNS
+// serves (their status.hostnames) → the DNSZone's status: the delegations in
+// force (status.enforced), its conditions, which namespaces hold which of its
+// names, and in Audit what Enforce would withdraw. Bad input leaves the
+// delegations in force as they were: nothing served changes (ADR 0213).
+import type { DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
+import {
+  removeCondition,
+  setCondition,
+  ZONE_CONDITIONS,
+  ZONE_REASONS,
+  type ConditionInput,
+} from '../model/conditions.js';
+import {
+  checkZoneSpec,
+  governingZone,
+  inZone,
+  normalizeName,
+  verdictFor,
+  type GoverningZone,
+} from '../model/delegation.js';
+import { namedFirst } from '../manager/runtime/summary.js';
+
+/** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
+export interface ServedNames {
+  gatewayDns: string;
+  namespace: string;
+  hostnames: readonly string[];
+}
+
+export interface ZoneStatusInput {
+  zone: DNSZone;
+  /** Every DNSZone, this one included. */
+  zones: readonly DNSZone[];
+  served: readonly ServedNames[];
+  namespaceLabels: (namespace: string) => Record<string, string> | undefined;
+  /** Per workload cluster: whether its dns-server is told to serve the zone (empty: none known yet). */
+  clusters?: DNSZoneStatus['clusters'];
+  now: Date;
+}
+
+/** Older first: of two DNSZones for one zone, the older governs. */
+export function olderFirst(a: DNSZone, b: DNSZone): number {
+  return (
+    new Date(a.metadata.creationTimestamp ?? 0).getTime() -
+      new Date(b.metadata.creationTimestamp ?? 0).getTime() || a.metadata.name.localeCompare(b.metadata.name)
+  );
+}
+
+/** The zones in force, oldest first, as the GatewayDNS claims read them: being deleted governs nothing. */
+export function zonesInForce(zones: readonly DNSZone[]): GoverningZone[] {
+  return [...zones]
+    .filter((z) => !z.metadata.deletionTimestamp && z.status?.enforced)
+    .sort(olderFirst)
+    .map((z) => ({ name: z.metadata.name, enforced: z.status!.enforced! }));
+}
+
+export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
+  const { zone, now } = input;
+  const generation = zone.metadata.generation;
+  const previous = zone.status;
+  const holdersNow = holdersOf(zone.metadata.name, input);
+  const check = checkZoneSpec(zone.spec, generation, {
+    holders: holdersNow,
+    namespaceLabels: input.namespaceLabels,
+  });
+  const duplicate = olderDuplicateOf(zone, input.zones);
+  const refusal = check.errors.length
+    ? {
+        reason: ZONE_REASONS.Invalid,
+        message: `refused, the delegations in force stay: ${check.errors.join('; ')}`,
+      }
+    : duplicate
+      ? {
+          reason: ZONE_REASONS.DuplicateZone,
+          message: `DNSZone ${duplicate} declares the zone ${normalizeName(zone.spec.zone)} and is older: it governs, this one does not`,
+        }
+      : undefined;
+  const enforced: EnforcedZone | undefined = refusal ? previous?.enforced : check.enforced;
+  // What the other zones take: a child zone's names are its own (the more specific zone governs).
+  const inside = enforced ? childZones(zone, enforced, input.zones) : [];
+  const shadowed = (enforced?.delegations ?? []).flatMap((d) =>
+    d.hostnames.flatMap((p) => {
+      const child = inside.find((c) => inZone(p.replace(/^\*\./, ''), c.zone));
+      return child ? [`${p} is inside zone ${child.zone}, which DNSZone ${child.name} governs`] : [];
+    }),
+  );
+  const notes = [...(refusal ? [] : check.refused), ...shadowed];
+  const withThis = enforced
+    ? zonesInForce(
+        input.zones.map((z) =>
+          z.metadata.name === zone.metadata.name ? { ...z, status: { ...z.status, enforced } } : z,
+        ),
+      )
+    : [];
+  const audit = enforced?.enforcement === 'Audit' ? auditOf(zone.metadata.name, withThis, input) : [];
+  const clusters = input.clusters ?? previous?.clusters ?? [];
+  const unserved = clusters.filter((c) => !c.served);
+  const ready: Omit<ConditionInput, 'type'> = zone.metadata.deletionTimestamp
+    ? { status: 'False', reason: ZONE_REASONS.Deleting, message: 'withdrawing the names it governed' }
+    : refusal
+      ? { status: 'False', ...refusal }
+      : unserved.length
+        ? {
+            status: 'False',
+            reason: ZONE_REASONS.ClusterUnreachable,
+            message: `not declared to ${namedFirst(unserved.map((c) => `${c.cluster}${c.message ? ` (${c.message})` : ''}`))}`,
+          }
+        : {
+            status: 'True',
+            reason: ZONE_REASONS.Ready,
+            message: `zone ${enforced?.zone} in force (${enforced?.enforcement}) with ${enforced?.delegations.length ?? 0} delegation(s)${inside.length ? `; names under ${inside.map((c) => c.zone).join(', ')} are governed by DNSZone ${inside.map((c) => c.name).join(', ')}` : ''}`,
+          };
+  let conditions = setCondition(
+    previous?.conditions,
+    { type: ZONE_CONDITIONS.Ready, ...ready, observedGeneration: generation },
+    now,
+  );
+  conditions = refusal
+    ? removeCondition(conditions, ZONE_CONDITIONS.DelegationsAccepted)
+    : setCondition(
+        conditions,
+        {
+          type: ZONE_CONDITIONS.DelegationsAccepted,
+          ...(notes.length
+            ? {
+                status: 'False',
+                reason: ZONE_REASONS.Overlapping,
+                message: `not in force: ${notes.join('; ')}`,
+              }
+            : { status: 'True', reason: ZONE_REASONS.Accepted, message: 'every delegation is in force' }),
+          observedGeneration: generation,
+        },
+        now,
+      );
+  return {
+    observedGeneration: generation,
+    conditions,
+    ...(enforced ? { enforced } : {}),
+    // Emptied rather than left out once set: the status is written as a merge patch.
+    holders: holdersNow,
+    audit,
+    clusters,
+  };
+}
+
+/** The names this DNSZone governs that some GatewayDNS serves, by namespace. */
+function holdersOf(name: string, input: ZoneStatusInput): NonNullable<DNSZoneStatus['holders']> {
+  const zones = zonesInForce(input.zones);
+  const byNamespace = new Map<string, Set<string>>();
+  for (const s of input.served)
+    for (const h of s.hostnames)
+      if (governingZone(h, zones)?.name === name)
+        byNamespace.set(s.namespace, (byNamespace.get(s.namespace) ?? new Set()).add(h));
+  return [...byNamespace]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([namespace, names]) => ({ namespace, hostnames: [...names].sort() }));
+}
+
+/** Audit: the served names this zone governs that Enforce would withdraw, with the refusal they would get. */
+function auditOf(
+  name: string,
+  zones: GoverningZone[],
+  input: ZoneStatusInput,
+): NonNullable<DNSZoneStatus['audit']> {
+  const out: NonNullable<DNSZoneStatus['audit']> = [];
+  for (const s of input.served)
+    for (const h of s.hostnames) {
+      const v = verdictFor(h, s.namespace, input.namespaceLabels(s.namespace), zones);
+      if (v.governed && v.dnsZone === name && !v.allowed)
+        out.push({
+          hostname: h,
+          gatewayDNS: s.gatewayDns,
+          message: `not served under Enforce: ${h} (${v.message})`,
+        });
+    }
+  return out.sort((a, b) => a.hostname.localeCompare(b.hostname) || a.gatewayDNS.localeCompare(b.gatewayDNS));
+}
+
+/** An older DNSZone, not being deleted, for the same zone. */
+function olderDuplicateOf(zone: DNSZone, zones: readonly DNSZone[]): string | undefined {
+  const mine = normalizeName(zone.spec.zone ?? '');
+  return zones.find(
+    (z) =>
+      z.metadata.name !== zone.metadata.name &&
+      !z.metadata.deletionTimestamp &&
+      normalizeName(z.spec.zone ?? '') === mine &&
+      olderFirst(z, zone) < 0,
+  )?.metadata.name;
+}
+
+/** The zones in force strictly inside this one, with their DNSZone's name. */
+function childZones(
+  zone: DNSZone,
+  enforced: EnforcedZone,
+  zones: readonly DNSZone[],
+): { zone: string; name: string }[] {
+  return zonesInForce(zones)
+    .filter(
+      (z) =>
+        z.name !== zone.metadata.name &&
+        z.enforced.zone !== enforced.zone &&
+        inZone(z.enforced.zone, enforced.zone),
+    )
+    .map((z) => ({ zone: z.enforced.zone, name: z.name }));
+}
+
+/** What every dns-server is told to serve: each zone in force once (of two DNSZones for one zone, the older's). */
+export function declaredZones(zones: readonly DNSZone[]): DeclaredZone[] {
+  const seen = new Set<string>();
+  const out: DeclaredZone[] = [];
+  for (const { enforced } of zonesInForce(zones)) {
+    if (seen.has(enforced.zone)) continue;
+    seen.add(enforced.zone);
+    out.push({
+      name: enforced.zone,
+      ...(enforced.soa ? { soa: enforced.soa } : {}),
+      ...(enforced.nameServers?.length ? { nameServers: enforced.nameServers } : {}),
+    });
+  }
+  return out;
+}
+
+/** One zone's view of the declarations: per workload cluster, whether its dns-server is told to serve it. */
+export function clustersServing(
+  zone: string | undefined,
+  declarations: ReadonlyMap<string, { declared: string[] } | { error: string }>,
+): NonNullable<DNSZoneStatus['clusters']> {
+  return [...declarations]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([cluster, d]) =>
+      'error' in d
+        ? { cluster, served: false, message: d.error }
+        : { cluster, served: zone !== undefined && d.declared.includes(zone) },
+    );
+}
