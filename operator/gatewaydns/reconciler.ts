@@ -24,7 +24,7 @@ import { REASONS } from '../model/conditions.js';
 import type { ClusterFacts } from '../model/facts.js';
 import { matchesSelector } from '../model/selector.js';
 import type { EffectiveSpec } from '../model/validate.js';
-import { errorText, type Logger } from '../manager/runtime/log.js';
+import type { Logger } from '../manager/runtime/log.js';
 import type { GatewayDnsMetrics } from './status/metrics.js';
 import {
   keyOfObject,
@@ -46,6 +46,7 @@ import { withHealthStatus } from './status/health-status.js';
 import { readProbeReports } from './sources/probe-reports.js';
 import { RecordSetWriter, type SyncResult } from './apply/record-sets.js';
 import { watchesNamedBy } from './watches.js';
+import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 
 /**
  * What the reconciler uses of the manager: the management cluster's client and cache, the workload
@@ -182,27 +183,18 @@ export class GatewayDnsReconciler {
     const targets = this.targetClusters(key.namespace);
     if (!gw) return this.reconcileGone(key, targets, log);
     const scope: Scope = { gw, targets, log };
-    let failed = false;
-    try {
-      return gw.metadata.deletionTimestamp
-        ? await this.reconcileDelete(scope)
-        : await this.reconcileNormal(scope);
-    } catch (err) {
-      failed = true;
-      throw err;
-    } finally {
-      if (scope.status)
+    return withDeferredStatus(
+      () => (gw.metadata.deletionTimestamp ? this.reconcileDelete(scope) : this.reconcileNormal(scope)),
+      async () => {
+        if (!scope.status) return;
         this.opts.metrics.gatewayDnsConditions.set(
           objectKeyId(key),
           (scope.status.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
         );
-      if (scope.status)
-        await this.patcher.patchStatus(gw, scope.status).catch((err: unknown) => {
-          // The reconcile's own error is the one to retry on; this one is only logged beside it.
-          if (!failed) throw err;
-          log.warn('status not written', { error: errorText(err) });
-        });
-    }
+        await this.patcher.patchStatus(gw, scope.status);
+      },
+      log,
+    );
   }
 
   /**

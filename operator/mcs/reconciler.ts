@@ -23,6 +23,7 @@ import { SERVICE_EXPORTS } from './kinds.js';
 import type { McsMetrics } from './metrics.js';
 import { observeExport, type ExportObservation } from './observe.js';
 import { McsStatusPatcher } from './status-patcher.js';
+import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 
 export type { ServiceKey };
 
@@ -108,22 +109,14 @@ export class McsReconciler {
       members: this.opts.members(service.managementNamespace),
       summary: { written: 0, failed: [] },
     };
-    let failed = false;
-    try {
-      const observed = await this.observe(scope);
-      return observed.length
-        ? await this.reconcileNormal(scope, observed)
-        : await this.reconcileDelete(scope);
-    } catch (err) {
-      failed = true;
-      throw err;
-    } finally {
-      await this.writeExportStatus(scope).catch((err: unknown) => {
-        // The reconcile's own error is the one to retry on; this one is only logged beside it.
-        if (!failed) throw err;
-        this.opts.log.warn('ServiceExport status not written', { key: scope.id, error: errorText(err) });
-      });
-    }
+    return withDeferredStatus(
+      async () => {
+        const observed = await this.observe(scope);
+        return observed.length ? this.reconcileNormal(scope, observed) : this.reconcileDelete(scope);
+      },
+      () => this.writeExportStatus(scope),
+      this.opts.log.with({ key: scope.id }),
+    );
   }
 
   /** Plan (pure), then apply: members get the import, every other cluster of the namespace loses ours. */

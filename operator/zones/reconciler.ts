@@ -7,11 +7,12 @@
 import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus } from '../../api/index.js';
 import { ZONE_CONDITIONS } from '../model/conditions.js';
 import { governingZone, inZone } from '../model/delegation.js';
-import { errorText, type Logger } from '../manager/runtime/log.js';
+import type { Logger } from '../manager/runtime/log.js';
 import type { Outcome } from '../manager/runtime/workqueue.js';
 import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
 import type { ZoneDeclarer } from './declare.js';
+import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 import { clustersServing, declaredZones, zonesInForce, zoneStatus, type ServedNames } from './status.js';
 
 export interface ZoneReconcilerOptions {
@@ -50,24 +51,16 @@ export class ZoneReconciler {
     const zone = this.opts.getZone(name);
     if (!zone) return this.opts.metrics.forget(name);
     const scope: Scope = { zone, log };
-    let failed = false;
-    try {
-      return zone.metadata.deletionTimestamp
-        ? await this.reconcileDelete(scope)
-        : await this.reconcileNormal(scope);
-    } catch (err) {
-      failed = true;
-      throw err;
-    } finally {
-      if (scope.status) {
+    return withDeferredStatus(
+      () => (zone.metadata.deletionTimestamp ? this.reconcileDelete(scope) : this.reconcileNormal(scope)),
+      async () => {
+        if (!scope.status) return;
         const ready = scope.status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
         this.opts.metrics.ready.set(name, { zone: zone.spec.zone, ready: ready?.status === 'True' });
-        await this.opts.patcher.patchStatus(zone, scope.status).catch((err: unknown) => {
-          if (!failed) throw err;
-          log.warn('status not written', { error: errorText(err) });
-        });
-      }
-    }
+        await this.opts.patcher.patchStatus(zone, scope.status);
+      },
+      log,
+    );
   }
 
   private async reconcileNormal(scope: Scope): Promise<Outcome | void> {
