@@ -79,7 +79,7 @@ beforeAll(async () => {
 });
 
 describe('config/ on the management cluster', () => {
-  it('config/default: GatewayDNS CRD, RBAC and the controller, accepted by the API server', async () => {
+  it('config/default: GatewayDNS, DNSZone and ClusterProfile CRDs, RBAC and the controller, accepted by the API server', async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', 'config/default']))).toEqual([
       'clusterrole.rbac.authorization.k8s.io/capi-dns-admin',
       'clusterrole.rbac.authorization.k8s.io/capi-dns-controller',
@@ -90,6 +90,7 @@ describe('config/ on the management cluster', () => {
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-dnszones',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'customresourcedefinition.apiextensions.k8s.io/clusterprofiles.multicluster.x-k8s.io',
       'customresourcedefinition.apiextensions.k8s.io/dnszones.connectivity.tanzu.vmware.com',
       'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com',
       'deployment.apps/capi-dns-controller',

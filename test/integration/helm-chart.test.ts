@@ -372,6 +372,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
         'ClusterRoleBinding//capi-dns-controller',
         'ClusterRoleBinding//capi-dns-controller-dnszones',
         'ClusterRoleBinding//capi-dns-controller-kubeconfig-reader',
+        'CustomResourceDefinition//clusterprofiles.multicluster.x-k8s.io',
         'CustomResourceDefinition//clusterproperties.about.k8s.io',
         'CustomResourceDefinition//dnsrecordsets.connectivity.tanzu.vmware.com',
         'CustomResourceDefinition//dnszones.connectivity.tanzu.vmware.com',
