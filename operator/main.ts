@@ -73,6 +73,9 @@ async function main(): Promise<void> {
         ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
         : undefined,
     departedGraceMs: flags.pausedDepartureGraceMs,
+    inventory: flags.inventory,
+    profileSecretNamespaces: flags.clusterProfileSecretNamespaces,
+    clusterManager: flags.clusterManagerName,
     log,
   });
   if (!cleanup)

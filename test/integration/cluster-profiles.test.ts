@@ -26,7 +26,12 @@ import {
 } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
 import { apply, eventually, statusCode } from '../support/kube.js';
-import { startOperator, type OperatorProcess } from '../support/operator.js';
+import {
+  deleteGatewayDns,
+  readGatewayDns,
+  startOperator,
+  type OperatorProcess,
+} from '../support/operator.js';
 import { binPath } from '../support/paths.js';
 import { clusterOf, kubeConfigOf } from '../support/testenv.js';
 
@@ -263,5 +268,37 @@ describe("ClusterProfiles produced from Cluster API Clusters, read by the module
         ),
       15_000,
     );
+  });
+
+  it("a mixed fleet (--inventory=both): Clusters and the other cluster managers' profiles, each cluster counted once", async () => {
+    await op?.stop();
+    op = await startOperator(managementPath, [
+      '--namespace',
+      NS,
+      '--no-leader-elect',
+      '--no-manage-corefiles',
+      '--cluster-profiles=produce',
+      '--inventory=both',
+    ]);
+    await apply(management, [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'GatewayDNS',
+        metadata: { name: 'everyone', namespace: NS },
+        spec: { clusterSelector: {}, service: 'profiles-contour/envoy', resolutionType: 'loadBalancer' },
+      } as never,
+    ]);
+    // cluster-a and cluster-b once each (their own profiles are recognized as capi-dns's and left
+    // out), and OCM's spoke, unreachable: it offers no access provider capi-dns implements.
+    await eventually(async () => {
+      const gw = await readGatewayDns(management, NS, 'everyone');
+      expect(gw?.status?.clusters?.map((c) => c.cluster).sort()).toEqual([
+        'cluster-a',
+        'cluster-b',
+        'ocm-spoke',
+      ]);
+      expect(gw?.status?.clusters?.find((c) => c.cluster === 'ocm-spoke')?.state).toBe('Unreachable');
+    }, 20_000);
+    await deleteGatewayDns(management, NS, 'everyone');
   });
 });
