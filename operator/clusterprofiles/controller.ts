@@ -52,7 +52,9 @@ export class ProfileController implements Runnable {
       refreshMs: 10 * 60_000,
       requestTimeoutMs,
     });
+    const clusters = mgr.cache.informer(CLUSTERS);
     const reconciler = new ProfileReconciler({
+      getCluster: (namespace, name) => clusters.get(name, namespace),
       provider: mgr.provider,
       getProfile: (namespace, name) => profiles.get(name, namespace),
       clusterSet: (namespace) => clusterSetOf(mgr.cache.namespaces.get(namespace)),
@@ -81,7 +83,13 @@ export class ProfileController implements Runnable {
 
   start(): void {
     this.queue.start();
-    for (const c of this.mgr.provider.list()) this.enqueue(c.metadata?.namespace, c.metadata?.name);
+    this.enqueueAll();
+  }
+
+  /** Every Cluster API Cluster (not another inventory's clusters: those publish no profile of ours). */
+  private enqueueAll(namespace?: string): void {
+    for (const c of this.mgr.cache.informer(CLUSTERS).list(namespace))
+      this.enqueue(c.metadata?.namespace, c.metadata?.name);
   }
 
   async stop(): Promise<void> {
@@ -90,11 +98,12 @@ export class ProfileController implements Runnable {
 
   private watch(): void {
     const { mgr } = this;
+    const clusters = mgr.cache.informer(CLUSTERS);
     mgr.provider.onChange((_type, c) => this.enqueue(c.metadata?.namespace, c.metadata?.name));
     mgr.provider.onCredentialsChange((namespace, name) => this.enqueue(namespace, name));
     // The provider reports lifecycle changes only; the profile also carries Cluster API's health
     // conditions and the topology version, which the same (shared) informer of Clusters shows.
-    mgr.cache.informer(CLUSTERS).onChange((type, c) => {
+    clusters.onChange((type, c) => {
       const key = `${c.metadata?.namespace}/${c.metadata?.name}`;
       if (type === 'delete') return void this.clusterStatus.delete(key);
       const shown = JSON.stringify([
@@ -109,7 +118,7 @@ export class ProfileController implements Runnable {
     });
     // Someone changed or deleted a profile: ours is put back as it should be.
     this.profiles.onChange((_type, p) => {
-      if (mgr.provider.get(p.metadata?.namespace ?? '', p.metadata?.name ?? ''))
+      if (clusters.get(p.metadata?.name ?? '', p.metadata?.namespace ?? ''))
         this.enqueue(p.metadata?.namespace, p.metadata?.name);
     });
     // A namespace joining or leaving a ClusterSet changes its profiles' properties.
@@ -118,11 +127,9 @@ export class ProfileController implements Runnable {
       const set = type === 'delete' ? undefined : clusterSetOf(ns);
       if (this.clusterSets.has(name) && this.clusterSets.get(name) === set) return;
       this.clusterSets.set(name, set);
-      for (const c of mgr.provider.list(name)) this.enqueue(name, c.metadata?.name);
+      this.enqueueAll(name);
     });
-    mgr.share.onChange(() => {
-      for (const c of mgr.provider.list()) this.enqueue(c.metadata?.namespace, c.metadata?.name);
-    });
+    mgr.share.onChange(() => this.enqueueAll());
   }
 
   private enqueue(namespace: string | undefined, name: string | undefined): void {

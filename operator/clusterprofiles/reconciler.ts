@@ -18,7 +18,9 @@ import type { ClusterProfilePatcher } from './patcher.js';
 import { profileStatus } from './status.js';
 
 export interface ProfileReconcilerOptions {
-  provider: Pick<ClusterProvider, 'get' | 'notConnectableYet' | 'kubeconfig'>;
+  /** Cluster API's Cluster (never another inventory's cluster: with --inventory=both, a profile is no Cluster). */
+  getCluster: (namespace: string, name: string) => FleetCluster | undefined;
+  provider: Pick<ClusterProvider, 'notConnectableYet' | 'kubeconfig'>;
   getProfile: (namespace: string, name: string) => ClusterProfile | undefined;
   /** The ClusterSet of a management namespace (its label), if it is one. */
   clusterSet: (namespace: string) => string | undefined;
@@ -55,7 +57,7 @@ export class ProfileReconciler {
   async reconcile(key: string): Promise<Outcome | void> {
     const [namespace = '', name = ''] = key.split('/');
     const log = this.opts.log.with({ cluster: key });
-    const cluster = this.opts.provider.get(namespace, name);
+    const cluster = this.opts.getCluster(namespace, name);
     // Gone, or going: the garbage collector deletes its profile with it.
     if (!cluster?.metadata.uid || cluster.metadata.deletionTimestamp) return this.opts.metrics.forget(key);
     const ref: ClusterRef = { namespace, name, uid: cluster.metadata.uid };
