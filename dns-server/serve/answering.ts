@@ -7,6 +7,8 @@ import { Responder } from '../wire/responder.js';
 import type { ServedData } from '../wire/served.js';
 import type { Metrics } from './metrics.js';
 import { DnsServer, type ServerOptions } from './server.js';
+import { TransferServer, type TransferOptions } from '../transfer/transfer-server.js';
+import type { TransferMetrics } from '../transfer/metrics.js';
 
 export interface AnsweringOptions {
   server: ServerOptions;
@@ -14,6 +16,21 @@ export interface AnsweringOptions {
   maxUdpSize: number;
   /** Answering processes; 1: this process alone. */
   workers: number;
+  /** Zone transfers offered (TSIG keys, bounds); none when unset. */
+  transfer?: TransferOptions;
+}
+
+/** The transfer server of a process that answers TCP, if transfers are offered. */
+export function transferServerOf(
+  opts: AnsweringOptions,
+  log: Logger,
+  metrics?: TransferMetrics,
+): TransferServer | undefined {
+  if (!opts.transfer) return undefined;
+  return new TransferServer(opts.transfer, {
+    log,
+    onResult: (zone, result, secondary, serial) => metrics?.transfer(zone, result, secondary, serial),
+  });
 }
 
 export interface Answering extends Runnable {
@@ -29,14 +46,17 @@ export class InProcessAnswering implements Answering {
   port: number | undefined;
   private readonly responder: Responder;
   private readonly server: DnsServer;
+  private readonly transfers: TransferServer | undefined;
 
-  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger) {
+  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger, transferMetrics?: TransferMetrics) {
     this.responder = new Responder({ maxUdpSize: opts.maxUdpSize });
-    this.server = new DnsServer(opts.server, this.responder, metrics, log);
+    this.transfers = transferServerOf(opts, log, transferMetrics);
+    this.server = new DnsServer(opts.server, this.responder, metrics, log, this.transfers);
   }
 
   load(served: ServedData): void {
     this.responder.loadServed(served);
+    this.transfers?.load(served.transfer ?? []);
   }
 
   async start(): Promise<void> {
