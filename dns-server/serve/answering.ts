@@ -3,7 +3,8 @@
 // (answering-processes.ts). Either way the store hands each new build to load.
 import type { Logger } from '../../runtime/log.js';
 import type { Runnable } from '../../runtime/manager.js';
-import { Responder } from '../wire/responder.js';
+import { Responder, type ResponderOptions } from '../wire/responder.js';
+import { signedQueries } from '../transfer/signed-queries.js';
 import type { ServedData } from '../wire/served.js';
 import type { Metrics } from './metrics.js';
 import { DnsServer, type ServerOptions } from './server.js';
@@ -18,6 +19,14 @@ export interface AnsweringOptions {
   workers: number;
   /** Zone transfers offered (TSIG keys, bounds); none when unset. */
   transfer?: TransferOptions;
+}
+
+/** The responder's options: with transfers, queries signed with TSIG get signed answers. */
+export function responderOptions(opts: AnsweringOptions): ResponderOptions {
+  return {
+    maxUdpSize: opts.maxUdpSize,
+    signed: opts.transfer && signedQueries(opts.transfer.keys),
+  };
 }
 
 /** The transfer server of a process that answers TCP, if transfers are offered. */
@@ -49,7 +58,7 @@ export class InProcessAnswering implements Answering {
   private readonly transfers: TransferServer | undefined;
 
   constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger, transferMetrics?: TransferMetrics) {
-    this.responder = new Responder({ maxUdpSize: opts.maxUdpSize });
+    this.responder = new Responder(responderOptions(opts));
     this.transfers = transferServerOf(opts, log, transferMetrics);
     this.server = new DnsServer(opts.server, this.responder, metrics, log, this.transfers);
   }
