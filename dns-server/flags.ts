@@ -7,7 +7,13 @@ import type { ZoneConfig } from './zone/compile.js';
 import type { ZoneDefaults } from './zone/declared.js';
 import type { Level } from '../runtime/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
-import { TRANSFER_FLAGS, transferFlagsOf, withSecondaries, type TransferFlags } from './transfer/flags.js';
+import {
+  TRANSFER_FLAGS,
+  TransferFlagError,
+  transferFlagsOf,
+  withSecondaries,
+  type TransferFlags,
+} from './transfer/flags.js';
 
 export interface Config {
   listen: { host: string; port: number };
@@ -217,7 +223,7 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
   const kubeconfig = flags.string('kubeconfig');
   const useKubernetes = flags.set('kubernetes') || kubeconfig !== undefined || recordsFile === undefined;
   const clustersetDomain = useKubernetes ? clustersetDomainOf(flags) : undefined;
-  const transfer = transferFlagsOf(flags);
+  const transfer = transferOf(flags);
   const zones = withSecondaries(zonesOf(flags, clustersetDomain), transfer, clustersetDomain);
   const logLevel = logLevelOf(flags);
   const health = flags.string('health-listen');
@@ -241,6 +247,15 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     udpIo: udpIoOf(flags.string('udp-io')!),
     transfer,
   };
+}
+
+function transferOf(flags: Flags): TransferFlags | undefined {
+  try {
+    return transferFlagsOf(flags);
+  } catch (err) {
+    if (err instanceof TransferFlagError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function udpIoOf(raw: string): 'native' | 'dgram' {

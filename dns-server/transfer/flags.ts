@@ -5,7 +5,6 @@
 // each process that signs (keysOf): the key itself is not in the Config.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { UsageError, type FlagSpec, type FlagValues } from '../flag-values.js';
 import type { ZoneConfig } from '../zone/compile.js';
 import { parseTsigKeys } from './key-file.js';
 import type { TsigKey } from './tsig.js';
@@ -30,7 +29,7 @@ export const TRANSFER_FLAGS = {
     default: '16777216',
     help: 'octets of differences kept per zone for IXFR (0: none, every IXFR is answered with the whole zone)',
   },
-} as const satisfies Record<string, FlagSpec>;
+} as const;
 
 export interface TransferFlags {
   keyFile: string;
@@ -41,21 +40,31 @@ export interface TransferFlags {
   journalOctets: number;
 }
 
-type Flags = FlagValues<keyof typeof TRANSFER_FLAGS>;
+/** What is wrong with a transfer flag; ../flags.ts makes it a usage error. */
+export class TransferFlagError extends Error {}
 
-export function transferFlagsOf(flags: Flags): TransferFlags | undefined {
+type Name = keyof typeof TRANSFER_FLAGS;
+
+/** The flags' values as ../flag-values.ts reads them (not imported: dns-server/*.ts imports this folder). */
+export interface TransferFlagValues {
+  string(k: Name): string | undefined;
+  list(k: Name): string[];
+  int(k: Name, min: number, max: number): number;
+}
+
+export function transferFlagsOf(flags: TransferFlagValues): TransferFlags | undefined {
   const keyFile = flags.string('tsig-key-file');
   const secondaries = flags.list('transfer-secondary').map(secondaryOf);
   if (!keyFile) {
     if (secondaries.length > 0)
-      throw new UsageError('--transfer-secondary: needs --tsig-key-file (transfers are signed)');
+      throw new TransferFlagError('--transfer-secondary: needs --tsig-key-file (transfers are signed)');
     return undefined;
   }
   let keys: TsigKey[];
   try {
     keys = keysOf(keyFile);
   } catch (err) {
-    throw new UsageError(`--tsig-key-file ${keyFile}: ${(err as Error).message}`);
+    throw new TransferFlagError(`--tsig-key-file ${keyFile}: ${(err as Error).message}`);
   }
   return {
     keyFile,
@@ -76,7 +85,7 @@ function secondaryOf(raw: string): { address: string; port: number } {
   const address = m?.[1] ?? m?.[2] ?? '';
   const port = m?.[3] === undefined ? 53 : Number(m[3]);
   if (!m || net.isIP(address) === 0 || port < 1 || port > 65535)
-    throw new UsageError(`--transfer-secondary ${raw}: not ADDRESS[:PORT] with an IP address`);
+    throw new TransferFlagError(`--transfer-secondary ${raw}: not ADDRESS[:PORT] with an IP address`);
   return { address, port };
 }
 

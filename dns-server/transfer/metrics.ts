@@ -61,7 +61,11 @@ export class TransferMetrics {
 
   register(registry: Registry): void {
     const registers = [registry];
-    const self = this;
+    // prom-client calls collect() with the metric as `this`; these reach the counts.
+    const results = this.results;
+    const notifies = this.notifies;
+    const secondaries = this.secondaries;
+    const lag = (zone: string, secondary: string) => this.lagSeconds(zone, secondary);
     new Counter({
       name: 'capi_dns_server_transfers_total',
       help: 'Zone transfer requests over TCP, by zone and result (axfr, ixfr, ixfr_axfr, current, refused, notauth, busy, formerr, abandoned).',
@@ -69,7 +73,7 @@ export class TransferMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [key, n] of self.results) {
+        for (const [key, n] of results) {
           const [zone, result] = key.split('\n');
           this.inc({ zone: zone!, result: result! }, n);
         }
@@ -82,7 +86,7 @@ export class TransferMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [key, n] of self.notifies) {
+        for (const [key, n] of notifies) {
           const [zone, secondary, result] = key.split('\n');
           this.inc({ zone: zone!, secondary: secondary!, result: result! }, n);
         }
@@ -95,7 +99,7 @@ export class TransferMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [zone, m] of self.secondaries)
+        for (const [zone, m] of secondaries)
           for (const [secondary, s] of m) this.set({ zone, secondary }, s.serial);
       },
     });
@@ -106,8 +110,8 @@ export class TransferMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [zone, m] of self.secondaries)
-          for (const secondary of m.keys()) this.set({ zone, secondary }, self.lagSeconds(zone, secondary));
+        for (const [zone, m] of secondaries)
+          for (const secondary of m.keys()) this.set({ zone, secondary }, lag(zone, secondary));
       },
     });
   }
