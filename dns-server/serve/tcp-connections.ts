@@ -155,6 +155,15 @@ class Connection {
     this.owner.schedule(this);
   }
 
+  /**
+   * After each write reaches the kernel: Node's sockets buffer up to their own high-water mark
+   * (64 KiB since Node 22) before write() says so and 'drain' follows, so a connection blocked at
+   * our smaller mark would never hear 'drain' if its output stopped between the two.
+   */
+  private readonly written = (): void => {
+    if (this.blockedSince && this.socket.writableLength <= OUTPUT_HIGH_WATER) this.onDrain();
+  };
+
   private onDrain(): void {
     if (!this.blockedSince || this.closing) return;
     this.blockedSince = 0;
@@ -212,7 +221,7 @@ class Connection {
     const framed = Buffer.allocUnsafe(2 + response.length);
     framed.writeUInt16BE(response.length, 0);
     response.copy(framed, 2);
-    this.socket.write(framed);
+    this.socket.write(framed, this.written);
     return framed.length;
   }
 

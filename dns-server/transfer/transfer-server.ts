@@ -112,17 +112,6 @@ export class TransferServer {
         peer,
         'no transfers of this zone',
       );
-    const address = plainAddress(peer);
-    if (!state.image.config.secondaries.some((s) => s.address === address))
-      return this.refuse(
-        msg,
-        request.questionEnd,
-        REFUSED,
-        'refused',
-        request.qname,
-        peer,
-        'not a listed secondary',
-      );
     const check = verify(msg, this.keys, now);
     if (!check.ok) {
       if (check.error === 'missing')
@@ -155,27 +144,21 @@ export class TransferServer {
         other: check.error === 'BADTIME' ? timeOther(now) : undefined,
       }).message;
     }
+    // From here the request is signed with a key we hold: every answer is signed (RFC 8945 section 5.3).
+    const signedError = (rcode: number, result: TransferResult, reason: string): Buffer => {
+      this.logRefusal(request.qname, peer, reason);
+      this.hooks.onResult?.(request.qname, result);
+      return sign(errorMessage(msg, request.questionEnd, rcode), check.key, { now, priorMac: check.tsig.mac })
+        .message;
+    };
+    if (!state.image.config.secondaries.some((s) => s.address === plainAddress(peer)))
+      return signedError(REFUSED, 'refused', 'not a listed secondary');
     if (check.key.name !== state.image.config.keyName)
-      return this.refuse(
-        msg,
-        request.questionEnd,
-        REFUSED,
-        'refused',
-        request.qname,
-        peer,
-        "another key than the zone's",
-      );
-    if (this.active >= this.opts.maxConcurrent) {
-      this.logRefusal(request.qname, peer, 'too many transfers at once');
-      this.hooks.onResult?.(request.qname, 'busy');
-      return sign(errorMessage(msg, request.questionEnd, SERVFAIL), check.key, {
-        now,
-        priorMac: check.tsig.mac,
-      }).message;
-    }
+      return signedError(REFUSED, 'refused', "another key than the zone's");
+    if (this.active >= this.opts.maxConcurrent)
+      return signedError(SERVFAIL, 'busy', 'too many transfers at once');
     return this.stream(msg, request, state, check.key, check.tsig.mac, peer);
   }
-
   private *stream(
     msg: Buffer,
     request: TransferRequest,
