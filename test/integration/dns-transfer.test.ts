@@ -1,8 +1,11 @@
 // Zone transfer to the DNS a company already runs (issue 43, part 2): NSD,
 // Knot and BIND, each a secondary on a loopback address of its own, take the
 // zone from our dns-server by AXFR with TSIG, and follow changes through
-// NOTIFY and IXFR. A zone larger than one message streams over several.
+// NOTIFY and IXFR. A zone larger than one message streams over several. A
+// failover decided by the dns-server's own probes (issue 33) reaches them
+// within the NOTIFY and transfer time.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
@@ -28,6 +31,18 @@ const ADDRESSES: Record<SecondaryKind, string> = {
 /** Records of the "bulk" set: enough for the AXFR to need several 16,000-octet messages. */
 const BULK = 1500;
 
+/** The two gateways of "shop": tier 0 first, tier 1 when tier 0's check fails; TCP checks every second. */
+const TIERS = ['127.43.0.20', '127.43.0.21'];
+let checkPort = 0;
+
+function shopRecords(): string {
+  const check = `{protocol: TCP, port: ${checkPort}, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1, successThreshold: 1}`;
+  return TIERS.map(
+    (address, tier) =>
+      `  - {name: "shop.${ZONE}", type: A, values: ["${address}"], policy: {cluster: "dev/cluster-${tier}", tier: ${tier}, healthCheck: ${check}}}`,
+  ).join('\n');
+}
+
 function recordsYaml(www: string): string {
   const bulk = Array.from({ length: BULK }, (_, i) => `"10.9.${i >> 8}.${i & 255}"`).join(', ');
   return `apiVersion: connectivity.tanzu.vmware.com/v1alpha1
@@ -40,6 +55,7 @@ spec:
   - {name: "_http._tcp.${ZONE}", type: SRV, values: ["0 5 8080 www.${ZONE}"]}
   - {name: "alias.${ZONE}", type: CNAME, values: ["www.${ZONE}"]}
   - {name: "v6.${ZONE}", type: AAAA, values: ["2001:db8::1"]}
+${shopRecords()}
 ${Array.from({ length: BULK }, (_, i) => `  - {name: "h${i}.bulk.${ZONE}", type: A, values: [${bulk.split(', ')[i]}]}`).join('\n')}
 `;
 }
@@ -51,8 +67,16 @@ describe('zone transfer to NSD, Knot and BIND', () => {
   let server: DnsProcess;
   let port: number;
   const secondaries: Secondary[] = [];
+  const gateways: net.Server[] = [];
 
   beforeAll(async () => {
+    // The gateways the probes check: a listener on each tier's address.
+    checkPort = await freePortOn(TIERS[0]!);
+    for (const address of TIERS) {
+      const gateway = net.createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => gateway.listen(checkPort, address, resolve));
+      gateways.push(gateway);
+    }
     dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-transfer-'));
     file = path.join(dir, 'records.yaml');
     writeFileSync(file, recordsYaml('10.0.0.1'));
@@ -88,6 +112,7 @@ describe('zone transfer to NSD, Knot and BIND', () => {
   });
 
   afterAll(async () => {
+    for (const g of gateways) g.close();
     for (const s of secondaries) await s.stop();
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -170,5 +195,25 @@ describe('zone transfer to NSD, Knot and BIND', () => {
     );
     expect(checked.stdout).toMatch(/XFR size: \d+ records \(messages [2-9]\d*/);
     expect(checked.stdout).not.toMatch(/failed|tsig verify failure/i);
+  });
+
+  it("a failover decided by the server's probes reaches every secondary within NOTIFY and IXFR", async () => {
+    const answer = async (address: string, p: number) =>
+      (await dig(p, ['+short', `shop.${ZONE}`, 'A'], address)).stdout.trim();
+    for (const s of secondaries)
+      await eventually(async () => expect(await answer(s.address, s.port)).toBe(TIERS[0]), 10_000);
+    const before = await servedSerial();
+    // Tier 0's gateway goes away: the next probe fails (threshold 1), tier 1 answers.
+    await new Promise<void>((resolve) => gateways[0]!.close(() => resolve()));
+    const began = Date.now();
+    await eventually(async () => expect(await answer(PRIMARY, port)).toBe(TIERS[1]), 10_000);
+    const servedAfter = Date.now() - began;
+    expect(await servedSerial()).not.toBe(before);
+    for (const s of secondaries)
+      await eventually(async () => expect(await answer(s.address, s.port)).toBe(TIERS[1]), 10_000);
+    const reachedAll = Date.now() - began;
+    process.stderr.write(
+      `failover: served by the primary after ${servedAfter} ms, by NSD, Knot and BIND after ${reachedAll} ms\n`,
+    );
   });
 });
