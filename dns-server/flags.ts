@@ -7,6 +7,13 @@ import type { ZoneConfig } from './zone/compile.js';
 import type { ZoneDefaults } from './zone/declared.js';
 import type { Level } from '../runtime/log.js';
 import type { TcpLimits } from './serve/tcp-connections.js';
+import {
+  TRANSFER_FLAGS,
+  TransferFlagError,
+  transferFlagsOf,
+  withSecondaries,
+  type TransferFlags,
+} from './transfer/flags.js';
 
 export interface Config {
   listen: { host: string; port: number };
@@ -45,6 +52,8 @@ export interface Config {
   workers: number;
   /** UDP through the batched native module (falling back to dgram where it cannot load), or dgram. */
   udpIo: 'native' | 'dgram';
+  /** Zone transfers (AXFR, IXFR, NOTIFY; ADR 0216): the keys, the bounds. Unset: none offered. */
+  transfer: TransferFlags | undefined;
 }
 
 const FLAGS = {
@@ -166,6 +175,7 @@ const FLAGS = {
     default: '1',
     help: 'processes answering on the shared sockets; above 1 the first process builds and they answer',
   },
+  ...TRANSFER_FLAGS,
   help: { type: 'boolean', short: 'h', help: 'print this help' },
 } as const;
 
@@ -213,7 +223,8 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
   const kubeconfig = flags.string('kubeconfig');
   const useKubernetes = flags.set('kubernetes') || kubeconfig !== undefined || recordsFile === undefined;
   const clustersetDomain = useKubernetes ? clustersetDomainOf(flags) : undefined;
-  const zones = zonesOf(flags, clustersetDomain);
+  const transfer = transferOf(flags);
+  const zones = withSecondaries(zonesOf(flags, clustersetDomain), transfer, clustersetDomain);
   const logLevel = logLevelOf(flags);
   const health = flags.string('health-listen');
   return {
@@ -234,7 +245,17 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     logQueries: flags.set('log-queries'),
     workers: flags.int('workers', 1, 64),
     udpIo: udpIoOf(flags.string('udp-io')!),
+    transfer,
   };
+}
+
+function transferOf(flags: Flags): TransferFlags | undefined {
+  try {
+    return transferFlagsOf(flags);
+  } catch (err) {
+    if (err instanceof TransferFlagError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function udpIoOf(raw: string): 'native' | 'dgram' {

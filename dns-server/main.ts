@@ -17,6 +17,9 @@ import { AnsweringProcesses, answerInThisProcess } from './serve/answering-proce
 import { Metrics } from './serve/metrics.js';
 import { kubeConfigOf, sourcesFor } from './sources/sources.js';
 import { RecordStore } from './store/record-store.js';
+import { keysOf } from './transfer/flags.js';
+import { TransferMetrics } from './transfer/metrics.js';
+import { Notifier } from './transfer/notify.js';
 
 /**
  * Health-check probes in flight at once: 100 GatewayDNS with checks of two addresses each, every
@@ -56,21 +59,42 @@ async function main(argv: string[]): Promise<void> {
   );
   metrics.probes = () => prober.stats;
 
+  // Zone transfers: NOTIFY from this process at every serial change; AXFR and IXFR where TCP is answered.
+  const transferMetrics = config.transfer ? new TransferMetrics() : undefined;
+  transferMetrics?.register(metrics.registry);
+  const notifier = config.transfer
+    ? new Notifier({
+        keys: keysOf(config.transfer.keyFile),
+        sourceAddress: config.listen.host,
+        log,
+        onResult: (zone, secondary, result) => transferMetrics?.notify(zone, secondary, result),
+      })
+    : undefined;
   const answering =
     config.workers > 1
       ? new AnsweringProcesses(answeringOptions(config), metrics, log)
-      : new InProcessAnswering(answeringOptions(config), metrics, log);
+      : new InProcessAnswering(answeringOptions(config), metrics, log, transferMetrics);
   // Started before the sources: SOA and NS are served from the first moment (in a worker thread).
   const store = mgr.add(
-    new RecordStore(config.zones, (served) => answering.load(served), metrics, log, {
-      debounceMs: config.debounceMs,
-      builder: fallingBack(builds, log),
-      onPolicies: (targets, tiers) => {
-        prober.setTargets(targets);
-        metrics.answeringTiers = tiers;
-        report();
+    new RecordStore(
+      config.zones,
+      (served) => {
+        answering.load(served);
+        transferMetrics?.loaded(served.transfer ?? []);
+        notifier?.changed(served.transfer ?? []);
       },
-    }),
+      metrics,
+      log,
+      {
+        debounceMs: config.debounceMs,
+        builder: fallingBack(builds, log),
+        onPolicies: (targets, tiers) => {
+          prober.setTargets(targets);
+          metrics.answeringTiers = tiers;
+          report();
+        },
+      },
+    ),
   );
   const sources = await sourcesFor(config, kc, {
     onRecords: (source, sets) => store.replace(source, sets),
@@ -98,6 +122,7 @@ async function main(argv: string[]): Promise<void> {
     );
   }
   mgr.add(answering);
+  if (notifier) mgr.add(notifier);
   // Ready once every source delivered once and the zones are built from it, until SIGTERM (--lameduck).
   const health = config.healthListen
     ? mgr.add(
@@ -136,11 +161,16 @@ function configOrExit(argv: string[]): Config | undefined {
 }
 
 function answeringOptions(config: Config): AnsweringOptions {
-  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo } = config;
+  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, transfer } = config;
   return {
     server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize },
     maxUdpSize,
     workers,
+    transfer: transfer && {
+      keys: keysOf(transfer.keyFile),
+      maxConcurrent: transfer.maxConcurrent,
+      journalOctets: transfer.journalOctets,
+    },
   };
 }
 

@@ -6,6 +6,7 @@
 import { parseRecordsFile } from '../sources/records-file.js';
 import type { Logger } from '../../runtime/log.js';
 import { encodeServed } from '../wire/served.js';
+import { transferImageOf } from '../transfer/image.js';
 import { compileZones, ParseCache, type SourcedRecordSet } from '../zone/compile.js';
 import { consume } from '../zone/consume.js';
 import type { BuildReply, BuildRequest, LogEntry } from './messages.js';
@@ -47,6 +48,13 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
   const built = compileZones(consume(input), req.zones, req.serial, cache, new Set(req.unhealthy));
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
   const served = built.fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones);
+  if (served) {
+    const configs = new Map(req.zones.map((z) => [z.name, z]));
+    served.transfer = built.zones.flatMap((z) => {
+      const transfer = configs.get(z.name)?.transfer;
+      return transfer ? [transferImageOf(z, transfer)] : [];
+    });
+  }
   return {
     served,
     fingerprint: built.fingerprint,

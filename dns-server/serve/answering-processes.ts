@@ -6,7 +6,7 @@ import type { Logger } from '../../runtime/log.js';
 import { stopOnSignals } from '../../runtime/signals.js';
 import { Responder } from '../wire/responder.js';
 import type { ServedData } from '../wire/served.js';
-import type { Answering, AnsweringOptions } from './answering.js';
+import { responderOptions, transferServerOf, type Answering, type AnsweringOptions } from './answering.js';
 import type { FromAnswerer, ToAnswerer } from './messages.js';
 import { Metrics } from './metrics.js';
 import { DnsServer } from './server.js';
@@ -75,16 +75,18 @@ export class AnsweringProcesses implements Answering {
 export async function answerInThisProcess(opts: AnsweringOptions, log: Logger): Promise<void> {
   // Counts only: the first process publishes them with its own on /metrics.
   const metrics = new Metrics({ serve: false });
-  const responder = new Responder({ maxUdpSize: opts.maxUdpSize });
+  const responder = new Responder(responderOptions(opts));
+  const transfers = transferServerOf(opts, log);
   await new Promise<void>((resolve) => {
     process.on('message', (msg: ToAnswerer) => {
       if (msg.type !== 'served') return;
       responder.loadServed(msg.served);
+      transfers?.load(msg.served.transfer ?? []);
       resolve();
     });
     process.send!({ type: 'want-data' } satisfies FromAnswerer);
   });
-  const server = new DnsServer(opts.server, responder, metrics, log);
+  const server = new DnsServer(opts.server, responder, metrics, log, transfers);
   const port = await server.start();
   process.send!({ type: 'listening', port } satisfies FromAnswerer);
   setInterval(

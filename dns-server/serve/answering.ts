@@ -3,10 +3,13 @@
 // (answering-processes.ts). Either way the store hands each new build to load.
 import type { Logger } from '../../runtime/log.js';
 import type { Runnable } from '../../runtime/manager.js';
-import { Responder } from '../wire/responder.js';
+import { Responder, type ResponderOptions } from '../wire/responder.js';
+import { signedQueries } from '../transfer/signed-queries.js';
 import type { ServedData } from '../wire/served.js';
 import type { Metrics } from './metrics.js';
 import { DnsServer, type ServerOptions } from './server.js';
+import { TransferServer, type TransferOptions } from '../transfer/transfer-server.js';
+import type { TransferMetrics } from '../transfer/metrics.js';
 
 export interface AnsweringOptions {
   server: ServerOptions;
@@ -14,6 +17,29 @@ export interface AnsweringOptions {
   maxUdpSize: number;
   /** Answering processes; 1: this process alone. */
   workers: number;
+  /** Zone transfers offered (TSIG keys, bounds); none when unset. */
+  transfer?: TransferOptions;
+}
+
+/** The responder's options: with transfers, queries signed with TSIG get signed answers. */
+export function responderOptions(opts: AnsweringOptions): ResponderOptions {
+  return {
+    maxUdpSize: opts.maxUdpSize,
+    signed: opts.transfer && signedQueries(opts.transfer.keys),
+  };
+}
+
+/** The transfer server of a process that answers TCP, if transfers are offered. */
+export function transferServerOf(
+  opts: AnsweringOptions,
+  log: Logger,
+  metrics?: TransferMetrics,
+): TransferServer | undefined {
+  if (!opts.transfer) return undefined;
+  return new TransferServer(opts.transfer, {
+    log,
+    onResult: (zone, result, secondary, serial) => metrics?.transfer(zone, result, secondary, serial),
+  });
 }
 
 export interface Answering extends Runnable {
@@ -29,14 +55,17 @@ export class InProcessAnswering implements Answering {
   port: number | undefined;
   private readonly responder: Responder;
   private readonly server: DnsServer;
+  private readonly transfers: TransferServer | undefined;
 
-  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger) {
-    this.responder = new Responder({ maxUdpSize: opts.maxUdpSize });
-    this.server = new DnsServer(opts.server, this.responder, metrics, log);
+  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger, transferMetrics?: TransferMetrics) {
+    this.responder = new Responder(responderOptions(opts));
+    this.transfers = transferServerOf(opts, log, transferMetrics);
+    this.server = new DnsServer(opts.server, this.responder, metrics, log, this.transfers);
   }
 
   load(served: ServedData): void {
     this.responder.loadServed(served);
+    this.transfers?.load(served.transfer ?? []);
   }
 
   async start(): Promise<void> {

@@ -7,6 +7,7 @@ import type { Metrics } from './metrics.js';
 import type { Outcome, Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';
 import { BatchedUdp, errnoName, loadUdpBatch, STAT } from './native-udp.js';
+import type { TransferServer } from '../transfer/transfer-server.js';
 
 export interface ServerOptions {
   /** An address, or '' for every address of both families (IPv4 only where the host has no IPv6). */
@@ -50,11 +51,13 @@ export class DnsServer {
     private readonly responder: Responder,
     private readonly metrics: Metrics,
     private readonly log: Logger,
+    /** Zone transfers (AXFR, IXFR), over TCP only (RFC 5936 section 4.2); over UDP the responder refuses them. */
+    private readonly transfers?: TransferServer,
   ) {
     this.host = opts.host;
     this.connections = new TcpConnections({
       limits: opts.tcp,
-      answer: (msg, peer) => this.answer(msg, 'tcp', peer)?.response,
+      answer: (msg, peer) => this.transfers?.answerTcp(msg, peer) ?? this.answer(msg, 'tcp', peer)?.response,
       onClose: (reason) => metrics.countTcpClose(reason),
     });
     metrics.tcpState = () => this.tcpState();

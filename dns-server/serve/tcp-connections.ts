@@ -78,8 +78,12 @@ export const CLOSE_REASONS: readonly CloseReason[] = [
   'malformed',
 ];
 
-/** Answers one DNS message; undefined when there is nothing to send. */
-export type Answerer = (msg: Buffer, peer: string) => Buffer | undefined;
+/**
+ * Answers one DNS message: one response, or a stream of them (a zone transfer, RFC 5936 section
+ * 2.2) that the connection reads one message at a time as its client takes them; undefined when
+ * there is nothing to send.
+ */
+export type Answerer = (msg: Buffer, peer: string) => Buffer | Iterator<Buffer> | undefined;
 
 class Connection {
   readonly openedAt: number;
@@ -94,6 +98,8 @@ class Connection {
   /** In the scheduler's queue, with a complete query waiting for its turn. */
   queued = false;
   private pending: Buffer = Buffer.alloc(0);
+  /** The rest of a multi-message answer: sent before the next query is answered (in order). */
+  private stream: Iterator<Buffer> | undefined;
 
   constructor(
     readonly socket: net.Socket,
@@ -112,7 +118,13 @@ class Connection {
    * the only state RFC 7766 lets a server close without harm.
    */
   idle(): boolean {
-    return this.partialSince === 0 && !this.queued && this.socket.writableLength === 0 && !this.closing;
+    return (
+      this.partialSince === 0 &&
+      !this.queued &&
+      !this.stream &&
+      this.socket.writableLength === 0 &&
+      !this.closing
+    );
   }
 
   /** Octets read and not yet answered (the scheduler's priority: fewest first). */
@@ -126,15 +138,31 @@ class Connection {
       !this.closing &&
       !this.socket.destroyed &&
       !this.blockedSince &&
-      this.pending.length >= 2 &&
-      this.pending.length >= 2 + this.pending.readUInt16BE(0)
+      (this.stream !== undefined ||
+        (this.pending.length >= 2 && this.pending.length >= 2 + this.pending.readUInt16BE(0)))
     );
+  }
+
+  /** The stream's end: a transfer cut short (closed, reset) gives back what it holds. */
+  endStream(): void {
+    const stream = this.stream;
+    this.stream = undefined;
+    stream?.return?.();
   }
 
   private onData(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     this.owner.schedule(this);
   }
+
+  /**
+   * After each write reaches the kernel: Node's sockets buffer up to their own high-water mark
+   * (64 KiB since Node 22) before write() says so and 'drain' follows, so a connection blocked at
+   * our smaller mark would never hear 'drain' if its output stopped between the two.
+   */
+  private readonly written = (): void => {
+    if (this.blockedSince && this.socket.writableLength <= OUTPUT_HIGH_WATER) this.onDrain();
+  };
 
   private onDrain(): void {
     if (!this.blockedSince || this.closing) return;
@@ -151,30 +179,11 @@ class Connection {
    * Returns the answer octets written.
    */
   serve(budget: number): number {
-    const limits = this.owner.limits;
     let written = 0;
     for (let answered = 0; answered < QUERIES_PER_TURN && written < budget && this.hasWork(); answered++) {
-      const length = this.pending.readUInt16BE(0);
-      if (length === 0) {
-        this.owner.close(this, 'malformed', true);
-        break;
-      }
-      const msg = this.pending.subarray(2, 2 + length);
-      this.pending = this.pending.subarray(2 + length);
-      this.queries++;
-      this.lastQueryAt = this.owner.now();
-      const response = this.owner.answer(msg, this.peer);
-      if (response) {
-        const framed = Buffer.allocUnsafe(2 + response.length);
-        framed.writeUInt16BE(response.length, 0);
-        response.copy(framed, 2);
-        this.socket.write(framed);
-        written += framed.length;
-      }
-      if (this.queries >= limits.maxQueries) {
-        this.owner.close(this, 'query_limit', false);
-        break;
-      }
+      if (this.stream) written += this.continueStream(budget - written);
+      else written += this.answerNext(budget - written);
+      if (this.closing) break;
       if (this.socket.writableLength > OUTPUT_HIGH_WATER) {
         // Back-pressure: a client that does not read its answers stops being read (and answered).
         this.blockedSince = this.owner.now();
@@ -183,6 +192,50 @@ class Connection {
     }
     // An empty buffer must not pin the large chunk it was cut from.
     if (this.pending.length === 0) this.pending = Buffer.alloc(0);
+    return written;
+  }
+
+  /** Answers the next query read (its first message, if the answer is a stream); returns the octets written. */
+  private answerNext(budget: number): number {
+    const length = this.pending.readUInt16BE(0);
+    if (length === 0) {
+      this.owner.close(this, 'malformed', true);
+      return 0;
+    }
+    const msg = this.pending.subarray(2, 2 + length);
+    this.pending = this.pending.subarray(2 + length);
+    this.queries++;
+    this.lastQueryAt = this.owner.now();
+    const response = this.owner.answer(msg, this.peer);
+    let written = 0;
+    if (Buffer.isBuffer(response)) written = this.send(response);
+    else if (response) {
+      this.stream = response;
+      written = this.continueStream(budget);
+    }
+    if (this.queries >= this.owner.limits.maxQueries) this.owner.close(this, 'query_limit', false);
+    return written;
+  }
+
+  private send(response: Buffer): number {
+    const framed = Buffer.allocUnsafe(2 + response.length);
+    framed.writeUInt16BE(response.length, 0);
+    response.copy(framed, 2);
+    this.socket.write(framed, this.written);
+    return framed.length;
+  }
+
+  /**
+   * Writes the stream's next messages while `budget` lasts (at least one) and the client takes
+   * them: a client that stops reading stops the stream at the high-water mark, holding one message.
+   */
+  private continueStream(budget: number): number {
+    let written = 0;
+    while (this.stream && written < Math.max(budget, 1) && this.socket.writableLength <= OUTPUT_HIGH_WATER) {
+      const next = this.stream.next();
+      if (next.done) this.stream = undefined;
+      else written += this.send(next.value);
+    }
     return written;
   }
 
@@ -238,7 +291,7 @@ export class TcpConnections {
     return n;
   }
 
-  answer(msg: Buffer, peer: string): Buffer | undefined {
+  answer(msg: Buffer, peer: string): ReturnType<Answerer> {
     return this.opts.answer(msg, peer);
   }
 
@@ -337,6 +390,7 @@ export class TcpConnections {
   }
 
   private forget(connection: Connection): void {
+    connection.endStream();
     this.ready.delete(connection);
     if (!this.open.delete(connection)) return;
     const left = (this.perClient.get(connection.peer) ?? 1) - 1;

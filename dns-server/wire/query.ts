@@ -26,6 +26,8 @@ export interface Query {
   udpSize: number;
   ednsVersion: number;
   dnssecOk: boolean;
+  /** Offset of a TSIG record (RFC 8945) among the additional records; -1 for none. */
+  tsigAt: number;
 }
 
 const FORMERR = 1;
@@ -47,11 +49,13 @@ const q: Query = {
   udpSize: 0,
   ednsVersion: 0,
   dnssecOk: false,
+  tsigAt: -1,
 };
 
 /** Parses `msg`; the result is overwritten by the next call. */
 export function parseQuery(msg: Buffer): Query {
   q.edns = false;
+  q.tsigAt = -1;
   q.questionEnd = 12;
   if (msg.length < 12 || msg[2]! & 0x80) return status(DROP, 0); // QR: a response
   const opcode = (msg[2]! >> 3) & 0x0f;
@@ -126,7 +130,7 @@ function readOpt(msg: Buffer, from: number): boolean {
       q.udpSize = msg.readUInt16BE(at + 2);
       q.ednsVersion = (ttl >>> 16) & 0xff;
       q.dnssecOk = (ttl & 0x8000) !== 0;
-    }
+    } else if (i >= an + ns && type === 250) q.tsigAt = nameStart;
     at += 10 + rdlength;
     if (at > msg.length) return false;
   }

@@ -13,6 +13,12 @@ import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData
 export interface ResponderOptions {
   /** Largest UDP response whatever the client offers (RFC 6891 section 6.2.5; 1232 by DNS Flag Day 2020). */
   maxUdpSize: number;
+  /**
+   * A query signed with TSIG (RFC 8945; secondaries sign their SOA queries) is answered through
+   * this: it checks the signature, has `answer` respond to the query without it, and signs the
+   * response (or answers NOTAUTH). Unset: the TSIG record is ignored, the response unsigned.
+   */
+  signed?: (msg: Buffer, answer: (unsigned: Buffer) => Buffer | undefined) => Buffer | undefined;
 }
 
 /** The result of `respond`; one object reused for every query: read it before the next call. */
@@ -98,6 +104,7 @@ export class Responder {
     const q = parseQuery(msg);
     this.outcome.zone = undefined;
     if (q.status === DROP) return this.result(undefined, undefined, -1);
+    if (q.tsigAt >= 0 && this.opts.signed) return this.respondSigned(msg, transport);
     if (q.status === ERROR)
       return this.result(
         errorResponse(msg, q.questionEnd, q.rcode, this.buffer(q.questionEnd)),
@@ -134,6 +141,20 @@ export class Responder {
       at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
     }
     return this.finish(msg, q, at, this.arena[at]!, true, limit);
+  }
+
+  /** A query with TSIG: answered unsigned, then signed (never on the hot path: only secondaries sign). */
+  private respondSigned(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
+    let qtype: number | undefined;
+    let rcode = -1;
+    let zone: string | undefined;
+    const response = this.opts.signed!(msg, (unsigned) => {
+      const out = this.respond(unsigned, transport);
+      ({ qtype, rcode, zone } = out);
+      return out.response && Buffer.from(out.response.subarray(0, out.length));
+    });
+    this.outcome.zone = zone;
+    return this.result(response, qtype, response ? response[3]! & 0x0f : rcode);
   }
 
   /** @param at arena offset of the answer, or -1 for none */

@@ -9,6 +9,7 @@ import { T } from '../zone/rr.js';
 import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
+import { imageBuffers, type TransferImage } from '../transfer/image.js';
 
 /**
  * Slot of each query type whose answers can differ; every other type gets the same (negative)
@@ -48,6 +49,8 @@ export interface ServedData {
   zones: ServedZoneData[];
   /** Draw groups (see DRAW); empty without weighted answers. */
   draws: Uint32Array;
+  /** The zones with secondaries, as their transfers read them (../transfer/). */
+  transfer?: TransferImage[];
 }
 
 /** The ArrayBuffers to transfer (not copy) with a postMessage of `data`. */
@@ -56,6 +59,7 @@ export function transferList(data: ServedData): ArrayBuffer[] {
     data.arena.buffer as ArrayBuffer,
     data.draws.buffer as ArrayBuffer,
     ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
+    ...imageBuffers(data.transfer ?? []),
   ];
 }
 

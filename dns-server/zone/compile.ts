@@ -40,6 +40,15 @@ export interface ZoneConfig {
   expire: number;
   /** Negative-caching TTL (RFC 2308 section 4). */
   minimum: number;
+  /** Zone transfer to these secondaries, signed with this TSIG key (ADR 0216); none when unset. */
+  transfer?: ZoneTransferConfig;
+}
+
+export interface ZoneTransferConfig {
+  /** NOTIFY targets, and the only clients allowed to transfer. */
+  secondaries: { address: string; port: number }[];
+  /** The name of the TSIG key (RFC 8945) every transfer and NOTIFY of the zone is signed with. */
+  keyName: string;
 }
 
 /** A record set and where it came from ("file:/path" or "k8s:namespace/name"), for problem reports. */

@@ -281,6 +281,54 @@ export const SCENARIOS: Scenario[] = [
       { at: '9m', alert: 'CapiDnsServerZoneNotRebuilt', fires: [{ instance: 'dns-1' }] },
     ],
   },
+  {
+    name: 'transfers refused by TSIG for 15 minutes; NOTIFY unanswered; a zone whose transfers work',
+    series: [
+      [`capi_dns_server_transfers_total{${DNS},instance="dns-1",zone="a.test",result="notauth"}`, '0+2x30'],
+      [
+        `capi_dns_server_notifies_total{${DNS},instance="dns-1",zone="b.test",secondary="192.0.2.1#53",result="failed"}`,
+        '0+1x30',
+      ],
+      [`capi_dns_server_transfers_total{${DNS},instance="dns-1",zone="c.test",result="ixfr"}`, '0+5x30'],
+      [`capi_dns_server_transfers_total{${DNS},instance="dns-1",zone="c.test",result="notauth"}`, '0x30'],
+      [
+        `capi_dns_server_notifies_total{${DNS},instance="dns-1",zone="c.test",secondary="192.0.2.1#53",result="failed"}`,
+        '0x30',
+      ],
+    ],
+    checks: [
+      { at: '10m', alert: 'CapiDnsServerTransfersFailing', fires: [] },
+      {
+        at: '25m',
+        alert: 'CapiDnsServerTransfersFailing',
+        fires: [
+          { instance: 'dns-1', zone: 'a.test' },
+          { instance: 'dns-1', zone: 'b.test' },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'a secondary 15 minutes behind; one that keeps up',
+    series: [
+      [
+        `capi_dns_server_secondary_lag_seconds{${DNS},instance="dns-1",zone="a.test",secondary="192.0.2.1"}`,
+        '0+60x30',
+      ],
+      [
+        `capi_dns_server_secondary_lag_seconds{${DNS},instance="dns-1",zone="a.test",secondary="192.0.2.2"}`,
+        '0 1 0 2 0x26',
+      ],
+    ],
+    checks: [
+      { at: '10m', alert: 'CapiDnsServerSecondaryBehind', fires: [] },
+      {
+        at: '25m',
+        alert: 'CapiDnsServerSecondaryBehind',
+        fires: [{ instance: 'dns-1', zone: 'a.test', secondary: '192.0.2.1' }],
+      },
+    ],
+  },
 ];
 
 /** The `promtool test rules` file for SCENARIOS, reading the rules from `rulesFile`. */

@@ -30,6 +30,8 @@ export interface RuleOptions {
   refusedRatio: number;
   /** Seconds a change delivered to a dns-server may wait for its zone build. */
   zoneBuildPendingSeconds: number;
+  /** Seconds a zone's secondary may stay behind the serial a dns-server serves (ADR 0216). */
+  secondaryLagSeconds: number;
   /** Where docs/operating.md's runbook is published; each alert links to its anchor. */
   runbookUrl: string;
 }
@@ -42,6 +44,7 @@ export const DEFAULT_RULE_OPTIONS: RuleOptions = {
   servfailRatio: 0.01,
   refusedRatio: 0.1,
   zoneBuildPendingSeconds: 300,
+  secondaryLagSeconds: 900,
   runbookUrl: 'https://github.com/capi-dns/capi-dns/blob/main/docs/operating.md',
 };
 
@@ -216,6 +219,24 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'warning',
           'dns-server {{ $labels.instance }} does not serve the latest records.',
           `A change delivered to {{ $labels.instance }} over ${o.zoneBuildPendingSeconds} s ago is not in its zones yet: the zone builds fail or do not run.`,
+        ),
+        // Zone transfer to the company's secondaries (issue 43): only where the dns-server offers it.
+        alert(
+          'CapiDnsServerTransfersFailing',
+          `sum by (cluster, instance, zone) (rate(capi_dns_server_transfers_total{${dns},result=~"notauth|busy|abandoned|formerr"}[${w}])) > 0` +
+            ` or sum by (cluster, instance, zone) (rate(capi_dns_server_notifies_total{${dns},result=~"failed|rejected"}[${w}])) > 0`,
+          '15m',
+          'warning',
+          'Zone transfers of {{ $labels.zone }} from {{ $labels.instance }} fail.',
+          'For 15 minutes, secondaries of {{ $labels.zone }} have failed to transfer it from {{ $labels.instance }} (TSIG refused, too many at once, cut short) or not answered its NOTIFY.',
+        ),
+        alert(
+          'CapiDnsServerSecondaryBehind',
+          `max by (cluster, instance, zone, secondary) (capi_dns_server_secondary_lag_seconds{${dns}}) > ${o.secondaryLagSeconds}`,
+          '5m',
+          'warning',
+          'Secondary {{ $labels.secondary }} of {{ $labels.zone }} is behind {{ $labels.instance }}.',
+          `Secondary {{ $labels.secondary }} has not taken the serial of {{ $labels.zone }} that {{ $labels.instance }} has served for over ${o.secondaryLagSeconds} s: it answers old data.`,
         ),
       ],
     },

@@ -479,5 +479,23 @@ spec:
           for: 1m
           labels:
             severity: warning
+        - alert: CapiDnsServerTransfersFailing
+          annotations:
+            description: For 15 minutes, secondaries of {{ "{{" }} $labels.zone {{ "}}" }} have failed to transfer it from {{ "{{" }} $labels.instance {{ "}}" }} (TSIG refused, too many at once, cut short) or not answered its NOTIFY.
+            runbook_url: {{ printf "%s#capidnsservertransfersfailing" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: Zone transfers of {{ "{{" }} $labels.zone {{ "}}" }} from {{ "{{" }} $labels.instance {{ "}}" }} fail.
+          expr: sum by (cluster, instance, zone) (rate(capi_dns_server_transfers_total{job="capi-dns-server",result=~"notauth|busy|abandoned|formerr"}[5m])) > 0 or sum by (cluster, instance, zone) (rate(capi_dns_server_notifies_total{job="capi-dns-server",result=~"failed|rejected"}[5m])) > 0
+          for: 15m
+          labels:
+            severity: warning
+        - alert: CapiDnsServerSecondaryBehind
+          annotations:
+            description: "Secondary {{ "{{" }} $labels.secondary {{ "}}" }} has not taken the serial of {{ "{{" }} $labels.zone {{ "}}" }} that {{ "{{" }} $labels.instance {{ "}}" }} has served for over 900 s: it answers old data."
+            runbook_url: {{ printf "%s#capidnsserversecondarybehind" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: Secondary {{ "{{" }} $labels.secondary {{ "}}" }} of {{ "{{" }} $labels.zone {{ "}}" }} is behind {{ "{{" }} $labels.instance {{ "}}" }}.
+          expr: max by (cluster, instance, zone, secondary) (capi_dns_server_secondary_lag_seconds{job="capi-dns-server"}) > 900
+          for: 5m
+          labels:
+            severity: warning
 {{- end }}
 {{- end }}
