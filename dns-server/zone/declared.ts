@@ -30,6 +30,9 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
     mname,
     rname: normal(soa.rname ?? defaults.rname ?? `hostmaster.${name}`),
     nameServers: nameServers.length ? nameServers.map(normal) : [mname],
+    ...(declared.glue?.length
+      ? { glue: declared.glue.map((g) => ({ name: normal(g.name), addresses: g.addresses })) }
+      : {}),
     ttl: soa.ttl ?? defaults.ttl,
     refresh: soa.refresh ?? defaults.refresh,
     retry: soa.retry ?? defaults.retry,

@@ -6,6 +6,7 @@
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
+  EXPOSED_DNS_SERVICE,
   ZONES_CONFIGMAP,
   ZONES_CONFIGMAP_KEY,
   ZONES_CONFIGMAP_LABEL,
@@ -17,7 +18,8 @@ import { NAMESPACES } from '../manager/clusters/kinds.js';
 import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
-import { ZONE_DECLARATIONS } from './kinds.js';
+import { EXPOSED_DNS_SERVERS, ZONE_DECLARATIONS } from './kinds.js';
+import type { ExposedServer } from './nameservers.js';
 
 export interface DeclarerOptions {
   clusters: ClusterCache;
@@ -57,6 +59,29 @@ export class ZoneDeclarer {
       }),
     );
     return out;
+  }
+
+  /**
+   * Every workload cluster's exposed dns-server as the watches show it now (ADR 0215): the IP
+   * addresses of its Service's load-balancer ingress, or none when the Service is gone, has no
+   * address yet, or the cluster is unreachable (its watched copy may be stale: it is not trusted).
+   * Asked only while some zone has spec.nameservers.expose, so that no other installation gets
+   * the watch.
+   */
+  async exposedServers(): Promise<ExposedServer[]> {
+    return Promise.all(
+      this.opts.listClusters().map(async ({ namespace, name }): Promise<ExposedServer> => {
+        const none = { namespace, name, addresses: [] };
+        const remote = this.opts.clusters.get(namespace, name);
+        if (!remote || remote.healthy === false) return none;
+        const ns = this.opts.recordsNamespace;
+        const services = remote.informer(EXPOSED_DNS_SERVERS, ns);
+        // synced() also says so when the cluster turned unreachable meanwhile.
+        if (await remote.synced([services], this.opts.firstSyncTimeoutMs)) return none;
+        const ingress = services.get(EXPOSED_DNS_SERVICE, ns)?.status?.loadBalancer?.ingress ?? [];
+        return { namespace, name, addresses: ingress.flatMap((i) => (i.ip ? [i.ip] : [])) };
+      }),
+    );
   }
 
   /** No zone declared: no ConfigMap (a flags-only installation gets no object it did not ask for). */
