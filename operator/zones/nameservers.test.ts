@@ -8,7 +8,7 @@ const zone = (over: Partial<EnforcedZone> = {}): EnforcedZone => ({
   expose: true,
   ...over,
 });
-const labels = (ns: string) => (ns === 'pay' ? { payments: 'true' } : {});
+const labels = (ns: string): Record<string, string> => (ns === 'pay' ? { payments: 'true' } : {});
 
 describe('zoneNameservers', () => {
   it('names each exposed dns-server in the zone, with its addresses as glue, and says what the parent needs', () => {

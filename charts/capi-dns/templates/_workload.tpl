@@ -480,4 +480,69 @@ spec:
           labels:
             severity: warning
 {{- end }}
+{{- if $.root.Values.dnsServer.expose.enabled }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    app.kubernetes.io/component: external
+    app.kubernetes.io/name: capi-dns-server
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server-external
+  namespace: {{ $.root.Values.recordsNamespace }}
+  {{- with $.root.Values.dnsServer.expose.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  externalTrafficPolicy: Local
+  ports:
+    - name: dns-udp
+      port: 53
+      protocol: UDP
+      targetPort: dns-udp
+    - name: dns-tcp
+      port: 53
+      protocol: TCP
+      targetPort: dns-tcp
+  selector:
+    app.kubernetes.io/name: capi-dns-server
+  type: LoadBalancer
+{{- end }}
+{{- if $.root.Values.dnsServer.expose.enabled }}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  labels:
+    app.kubernetes.io/component: external
+    app.kubernetes.io/name: capi-dns-server
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server-external
+  namespace: {{ $.root.Values.recordsNamespace }}
+spec:
+  ingress:
+    - from:
+        - ipBlock:
+            cidr: 0.0.0.0/0
+        - ipBlock:
+            cidr: ::/0
+      ports:
+        - port: 5353
+          protocol: UDP
+        - port: 5353
+          protocol: TCP
+  podSelector:
+    matchLabels:
+      app.kubernetes.io/name: capi-dns-server
+  policyTypes:
+    - Ingress
+{{- end }}
 {{- end }}
