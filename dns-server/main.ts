@@ -136,9 +136,9 @@ function configOrExit(argv: string[]): Config | undefined {
 }
 
 function answeringOptions(config: Config): AnsweringOptions {
-  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo } = config;
+  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, rateLimit } = config;
   return {
-    server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize },
+    server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize, rateLimit },
     maxUdpSize,
     workers,
   };
