@@ -39,6 +39,16 @@ export interface DeclaredZone {
    * records at those names, so that a resolver outside the fleet can reach them.
    */
   glue?: Glue[];
+  /**
+   * Zone cuts (ADR 0215): parts of the zone delegated to other name servers (a namespace's part,
+   * served by its own clusters as a zone of its own). Answered as referrals.
+   */
+  cuts?: ZoneCut[];
+}
+
+export interface ZoneCut {
+  name: string;
+  nameServers: string[];
 }
 
 export interface Glue {
@@ -68,7 +78,7 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
   return zones.map((z: unknown, i): DeclaredZone => {
     const at = `zones[${i}]`;
     if (typeof z !== 'object' || z === null) throw new ZoneDeclarationError(`${at}: not an object`);
-    const { name, soa, nameServers, glue } = z as Record<string, unknown>;
+    const { name, soa, nameServers, glue, cuts } = z as Record<string, unknown>;
     if (typeof name !== 'string') throw new ZoneDeclarationError(`${at}: no name`);
     const problem = dnsZoneNameProblem(name);
     if (problem) throw new ZoneDeclarationError(`${at}: "${name}" is not a DNS name: it ${problem}`);
@@ -104,6 +114,7 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
       out.nameServers = nameServers as string[];
     }
     if (glue !== undefined) out.glue = parseGlue(glue, name, `${at}.glue`);
+    if (cuts !== undefined) out.cuts = parseCuts(cuts, name, `${at}.cuts`);
     return out;
   });
 }
@@ -125,5 +136,25 @@ function parseGlue(glue: unknown, zone: string, at: string): Glue[] {
     )
       throw new ZoneDeclarationError(`${here}.addresses: not a non-empty list of IP addresses`);
     return { name, addresses: addresses as string[] };
+  });
+}
+
+function parseCuts(cuts: unknown, zone: string, at: string): ZoneCut[] {
+  if (!Array.isArray(cuts)) throw new ZoneDeclarationError(`${at}: not a list`);
+  const apex = zone.toLowerCase().replace(/\.$/, '');
+  return cuts.map((c: unknown, i): ZoneCut => {
+    const here = `${at}[${i}]`;
+    const { name, nameServers } = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || dnsZoneNameProblem(name))
+      throw new ZoneDeclarationError(`${here}.name: not a DNS name`);
+    if (!name.toLowerCase().replace(/\.$/, '').endsWith(`.${apex}`))
+      throw new ZoneDeclarationError(`${here}.name: ${name} is not below the zone ${zone}`);
+    if (
+      !Array.isArray(nameServers) ||
+      !nameServers.length ||
+      nameServers.some((n) => typeof n !== 'string' || dnsZoneNameProblem(n))
+    )
+      throw new ZoneDeclarationError(`${here}.nameServers: not a non-empty list of DNS names`);
+    return { name, nameServers: nameServers as string[] };
   });
 }

@@ -36,6 +36,8 @@ export interface ZoneConfig {
   nameServers: string[];
   /** Addresses of in-zone name servers (a DNSZone's exposed dns-servers, ADR 0215): A and AAAA records at their names. */
   glue?: { name: string; addresses: string[] }[];
+  /** Zone cuts (ADR 0215): names below which other name servers answer; each answered as a referral. */
+  cuts?: { name: string; nameServers: string[] }[];
   /** TTL of the SOA and NS records. */
   ttl: number;
   refresh: number;
@@ -508,6 +510,31 @@ function makeZone(
     records += set.data.length - (node.rrsets.get(set.type)?.data.length ?? 0);
     node.rrsets.set(set.type, set);
     for (const between of namesBetween(set.name, config.name)) nodeAt(between);
+  }
+  // Zone cuts last: what lies below one is not this zone's to answer (RFC 1034 section 4.2.1).
+  for (const cut of config.cuts ?? []) {
+    if (!isInZone(cut.name, config.name) || cut.name === config.name) continue;
+    for (const [name, node] of nodes)
+      if (name !== cut.name && isInZone(name, cut.name)) {
+        records -= [...node.rrsets.values()].reduce((n, set) => n + set.data.length, 0);
+        nodes.delete(name);
+      }
+    const node = nodeAt(cut.name);
+    records -= [...node.rrsets.values()].reduce((n, set) => n + set.data.length, 0);
+    node.rrsets = new Map([
+      [
+        T.NS,
+        {
+          name: cut.name,
+          type: T.NS,
+          ttl: config.ttl,
+          data: cut.nameServers.map((target) => ({ kind: 'name', target })),
+        },
+      ],
+    ]);
+    node.cut = true;
+    records += cut.nameServers.length;
+    for (const between of namesBetween(cut.name, config.name)) nodeAt(between);
   }
   return { zone: new Zone(config.name, nodes, soa), records };
 }

@@ -33,6 +33,9 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
     ...(declared.glue?.length
       ? { glue: declared.glue.map((g) => ({ name: normal(g.name), addresses: g.addresses })) }
       : {}),
+    ...(declared.cuts?.length
+      ? { cuts: declared.cuts.map((c) => ({ name: normal(c.name), nameServers: c.nameServers.map(normal) })) }
+      : {}),
     ttl: soa.ttl ?? defaults.ttl,
     refresh: soa.refresh ?? defaults.refresh,
     retry: soa.retry ?? defaults.retry,
