@@ -87,6 +87,8 @@ export interface DNSZoneStatus {
   clusters?: { cluster: string; served: boolean; message?: string }[];
   /** With spec.nameservers.expose: the exposed dns-servers that are the zone's NS now. */
   nameservers?: ZoneNameserver[];
+  /** With spec.nameservers.expose: each namespace part's zone cut and the name servers it is delegated to. */
+  zoneCuts?: { name: string; nameServers: string[] }[];
   /** With spec.nameservers.expose: the NS and glue records (and DS, once signed) for the parent zone, ready to paste. */
   parentRecords?: string[];
 }

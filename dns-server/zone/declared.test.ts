@@ -54,4 +54,17 @@ describe('servedZones', () => {
     expect(got.zones.map((z) => z.name)).toEqual(['xcc.test', 'apps.corp.internal']);
     expect(got.ignored).toEqual(['xcc.test', 'a.xcc.test', 'test']);
   });
+  it('declared zones nest with each other (a namespace part inside its zone)', () => {
+    const got = servedZones(
+      [flag],
+      [{ name: 'apps.corp.internal' }, { name: 'shop.apps.corp.internal' }],
+      defaults,
+    );
+    expect(got.zones.map((z) => z.name)).toEqual([
+      'xcc.test',
+      'apps.corp.internal',
+      'shop.apps.corp.internal',
+    ]);
+    expect(got.ignored).toEqual([]);
+  });
 });

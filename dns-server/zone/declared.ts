@@ -46,7 +46,8 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
 
 /**
  * What the server serves: the flags' zones, then each declared zone not named by a flag. A declared
- * zone inside or around a flag's is left out too: one server, one owner per name.
+ * zone inside or around a flag's is left out too: one server, one owner per name. Declared zones
+ * nest freely with each other.
  */
 export function servedZones(
   flagZones: readonly ZoneConfig[],
@@ -58,7 +59,9 @@ export function servedZones(
   const ignored: string[] = [];
   for (const d of declared) {
     const z = zoneConfigFor(d, defaults);
-    if (zones.some((f) => overlaps(f.name, z.name))) ignored.push(z.name);
+    // Declared zones may nest (a namespace's part inside its zone, ADR 0215: the longer zone answers
+    // its names); a flag's zone keeps every name it or a declared zone nested with it would hold.
+    if (flagZones.some((f) => overlaps(f.name, z.name))) ignored.push(z.name);
     else zones.push(z);
   }
   return { zones, ignored };

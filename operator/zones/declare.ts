@@ -40,16 +40,20 @@ export class ZoneDeclarer {
 
   constructor(private readonly opts: DeclarerOptions) {}
 
-  async declare(zones: readonly DeclaredZone[]): Promise<Declarations> {
-    const text = zoneDeclarationText(zones);
+  /**
+   * @param zonesFor the zones the clusters of a management namespace are told (the zones in force,
+   *   and the namespace parts delegated to it, ADR 0215)
+   */
+  async declare(zonesFor: (namespace: string) => readonly DeclaredZone[]): Promise<Declarations> {
     const out: Declarations = new Map();
     await Promise.all(
       this.opts.listClusters().map(async ({ namespace, name }) => {
         const key = `${namespace}/${name}`;
+        const zones = zonesFor(namespace);
         try {
           const remote = await this.ready(namespace, name);
           if (remote === 'skipped') return;
-          await this.sync(remote, zones.length ? text : undefined);
+          await this.sync(remote, zones.length ? zoneDeclarationText(zones) : undefined);
           out.set(key, { declared: zones.map((z) => z.name) });
           this.failing.delete(key);
         } catch (err) {

@@ -82,3 +82,51 @@ describe('zoneNameservers', () => {
     expect(nameserverName('Apps.Corp.Internal.', 'Shop', 'A')).toBe('a.shop.ns.apps.corp.internal');
   });
 });
+
+describe('zone cuts per namespace part (ADR 0215)', () => {
+  const two = zone({
+    delegations: [
+      { namespaces: ['shop'], hostnames: ['shop.apps.corp.internal', '*.shop.apps.corp.internal'] },
+      { namespaceSelector: { matchLabels: { payments: 'true' } }, hostnames: ['*.pay.apps.corp.internal'] },
+      { namespaces: ['web'], hostnames: ['*.apps.corp.internal'] },
+      { namespaces: ['shop'], hostnames: ['x.y.pay.apps.corp.internal', '*.ns.apps.corp.internal'] },
+    ],
+  });
+  const exposed = [
+    { namespace: 'shop', name: 'a', addresses: ['192.0.2.1'] },
+    { namespace: 'pay', name: 'c', addresses: ['192.0.2.3'] },
+  ];
+
+  it('cuts each part to the exposed servers of its namespaces; the apex, NS names and nested parts are not cut', () => {
+    const out = zoneNameservers(two, exposed, labels);
+    expect(out.cuts).toEqual([
+      { name: 'pay.apps.corp.internal', nameServers: ['c.pay.ns.apps.corp.internal'] },
+      { name: 'shop.apps.corp.internal', nameServers: ['a.shop.ns.apps.corp.internal'] },
+    ]);
+    expect(out.uncut).toEqual([
+      'ns.apps.corp.internal (holds the name servers\u2019 names, ns.apps.corp.internal)'.replace(
+        '\u2019',
+        "'",
+      ),
+      'x.y.pay.apps.corp.internal (inside the part pay.apps.corp.internal)',
+    ]);
+    // The apex NS set: every delegated namespace's exposed servers.
+    expect(out.nameServers).toEqual(['a.shop.ns.apps.corp.internal', 'c.pay.ns.apps.corp.internal']);
+  });
+
+  it('tells each namespace the parts it serves, as zones of their own with their NS set', () => {
+    const out = zoneNameservers(two, exposed, labels);
+    expect(out.partsServedBy('shop')).toEqual([
+      { name: 'shop.apps.corp.internal', nameServers: ['a.shop.ns.apps.corp.internal'] },
+    ]);
+    expect(out.partsServedBy('pay').map((z) => z.name)).toEqual(['pay.apps.corp.internal']);
+    expect(out.partsServedBy('web')).toEqual([]);
+  });
+
+  it('a part without an exposed server gets no cut; Audit cuts nothing', () => {
+    const out = zoneNameservers(two, [exposed[0]!], labels);
+    expect(out.cuts.map((c) => c.name)).toEqual(['shop.apps.corp.internal']);
+    expect(out.uncut).toContain('pay.apps.corp.internal (no exposed dns-server of its namespaces)');
+    expect(zoneNameservers({ ...two, enforcement: 'Audit' }, exposed, labels).cuts).toEqual([]);
+  });
+});

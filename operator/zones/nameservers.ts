@@ -4,8 +4,15 @@
 // (ADR 0215). A cluster whose exposed dns-server has no address now (Service
 // gone, no load-balancer ingress yet, cluster unreachable) is no NS.
 import { isIP } from 'node:net';
-import type { EnforcedZone, Glue, ZoneNameserver } from '../../api/index.js';
-import { delegates, normalizeName } from '../model/delegation.js';
+import type {
+  DeclaredZone,
+  Delegation,
+  EnforcedZone,
+  Glue,
+  ZoneCut,
+  ZoneNameserver,
+} from '../../api/index.js';
+import { delegates, inZone, normalizeName } from '../model/delegation.js';
 
 /** One workload cluster as the zone controller sees its exposed dns-server. */
 export interface ExposedServer {
@@ -24,6 +31,18 @@ export interface ZoneNameservers {
   servers: ZoneNameserver[];
   /** status.parentRecords: zone-file lines. */
   parentRecords: string[];
+  /** The zone cuts of the namespace parts that have exposed servers (status.zoneCuts; the parent's cuts). */
+  cuts: ZoneCut[];
+  /** Parts that get no cut of their own, each with why (the NameserversExposed condition). */
+  uncut: string[];
+  /** The parts a cluster of this management namespace serves, as zones of their own. */
+  partsServedBy: (namespace: string) => DeclaredZone[];
+}
+
+/** A namespace's part of the zone: the base of a delegation's patterns ("*.shop.z" and "shop.z": shop.z). */
+interface Part {
+  name: string;
+  delegation: Delegation;
 }
 
 /** The NS name of a cluster's exposed dns-server in a zone: `<cluster>.<namespace>.ns.<zone>`. */
@@ -69,5 +88,67 @@ export function zoneNameservers(
     ...nameServers.map((n) => `${zone}. IN NS ${n}.`),
     ...glue.flatMap((g) => g.addresses.map((a) => `${g.name}. IN ${isIP(a) === 6 ? 'AAAA' : 'A'} ${a}`)),
   ];
-  return { nameServers, glue, servers, parentRecords };
+  const { parts, uncut } = partsOf(enforced);
+  const cut = parts
+    .map((part) => ({
+      part,
+      nameServers: exposed
+        .filter(
+          (s) => s.addresses.length && delegates(part.delegation, s.namespace, namespaceLabels(s.namespace)),
+        )
+        .map((s) => nameserverName(zone, s.namespace, s.name))
+        .sort(),
+    }))
+    .filter((c) => {
+      if (!c.nameServers.length) uncut.push(`${c.part.name} (no exposed dns-server of its namespaces)`);
+      return c.nameServers.length > 0;
+    });
+  return {
+    nameServers,
+    glue,
+    servers,
+    parentRecords,
+    cuts: cut.map((c) => ({ name: c.part.name, nameServers: c.nameServers })),
+    uncut,
+    partsServedBy: (namespace) =>
+      cut
+        .filter((c) => delegates(c.part.delegation, namespace, namespaceLabels(namespace)))
+        .map((c) => ({
+          name: c.part.name,
+          ...(enforced.soa ? { soa: enforced.soa } : {}),
+          nameServers: c.nameServers,
+        })),
+  };
+}
+
+/**
+ * The namespace parts of a zone under Enforce (ADR 0215): one per base of the delegations'
+ * patterns. The apex cannot be cut (a part there is served by the apex's servers); a part holding
+ * the NS names (`ns.<zone>`), one inside another part, or the same base given to two delegations
+ * gets no cut of its own.
+ */
+function partsOf(enforced: EnforcedZone): { parts: Part[]; uncut: string[] } {
+  if (enforced.enforcement !== 'Enforce') return { parts: [], uncut: [] };
+  const zone = enforced.zone;
+  const nsNames = `ns.${zone}`;
+  const byName = new Map<string, Part>();
+  const uncut: string[] = [];
+  for (const delegation of enforced.delegations)
+    for (const pattern of delegation.hostnames) {
+      const name = pattern.startsWith('*.') ? pattern.slice(2) : pattern;
+      if (name === zone) continue;
+      if (inZone(name, nsNames) || inZone(nsNames, name)) {
+        uncut.push(`${name} (holds the name servers' names, ${nsNames})`);
+        continue;
+      }
+      const known = byName.get(name);
+      if (known && known.delegation !== delegation) uncut.push(`${name} (delegated twice)`);
+      else byName.set(name, { name, delegation });
+    }
+  const parts = [...byName.values()].filter((p) => {
+    const outer = [...byName.keys()].find((o) => o !== p.name && inZone(p.name, o));
+    if (outer) uncut.push(`${p.name} (inside the part ${outer})`);
+    return !outer;
+  });
+  return { parts: parts.sort((a, b) => a.name.localeCompare(b.name)), uncut: [...new Set(uncut)] };
 }

@@ -14,7 +14,14 @@ import type { DnsZonePatcher } from './patcher.js';
 import type { ZoneDeclarer } from './declare.js';
 import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
-import { clustersServing, declaredZones, zonesInForce, zoneStatus, type ServedNames } from './status.js';
+import {
+  clustersServing,
+  declaredZones,
+  declaredZonesFor,
+  zonesInForce,
+  zoneStatus,
+  type ServedNames,
+} from './status.js';
 
 export interface ZoneReconcilerOptions {
   getZone: (name: string) => DNSZone | undefined;
@@ -74,7 +81,10 @@ export class ZoneReconciler {
       .listZones()
       .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
     const nameserversOf = await this.nameservers(withThis);
-    const declarations = await this.opts.declarer.declare(declaredZones(withThis, nameserversOf));
+    const declared = declaredZones(withThis, nameserversOf);
+    const declarations = await this.opts.declarer.declare((namespace) =>
+      declaredZonesFor(namespace, withThis, declared, nameserversOf),
+    );
     const status = this.statusOf(
       zone,
       clustersServing(inForce.enforced?.zone, declarations),
@@ -117,8 +127,10 @@ export class ZoneReconciler {
       });
     // Then the dns-servers stop serving it (unless the flags declare it, or another DNSZone does).
     const remaining = this.opts.listZones();
-    const declarations = await this.opts.declarer.declare(
-      declaredZones(remaining, await this.nameservers(remaining)),
+    const nameserversOf = await this.nameservers(remaining);
+    const declared = declaredZones(remaining, nameserversOf);
+    const declarations = await this.opts.declarer.declare((namespace) =>
+      declaredZonesFor(namespace, remaining, declared, nameserversOf),
     );
     const failing = [...declarations].flatMap(([cluster, d]) =>
       'error' in d ? [`${cluster} (${d.error})`] : [],

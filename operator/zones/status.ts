@@ -146,6 +146,7 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
     audit,
     clusters,
     nameservers: input.nameservers?.servers ?? (enforced?.expose ? (previous?.nameservers ?? []) : []),
+    zoneCuts: input.nameservers?.cuts ?? (enforced?.expose ? (previous?.zoneCuts ?? []) : []),
     parentRecords:
       input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []),
   };
@@ -233,9 +234,29 @@ export function declaredZones(
       ...(enforced.soa ? { soa: enforced.soa } : {}),
       ...(nameServers.length ? { nameServers } : {}),
       ...(exposed?.glue.length ? { glue: exposed.glue } : {}),
+      ...(exposed?.cuts.length ? { cuts: exposed.cuts } : {}),
     });
   }
   return out;
+}
+
+/**
+ * What the dns-servers of one management namespace's clusters are told: every zone in force
+ * (`declared`), and the namespace parts of exposed zones delegated to the namespace, each a zone
+ * of its own behind its cut (ADR 0215). A part another DNSZone declares as a zone stays that one's.
+ */
+export function declaredZonesFor(
+  namespace: string,
+  zones: readonly DNSZone[],
+  declared: readonly DeclaredZone[],
+  nameserversOf: (enforced: EnforcedZone) => ZoneNameservers | undefined,
+): DeclaredZone[] {
+  const names = new Set(declared.map((z) => z.name));
+  const parts = zonesInForce(zones)
+    .filter((z) => z.enforced.expose)
+    .flatMap((z) => nameserversOf(z.enforced)?.partsServedBy(namespace) ?? [])
+    .filter((p) => !names.has(p.name) && (names.add(p.name), true));
+  return parts.length ? [...declared, ...parts] : [...declared];
 }
 
 /** One zone's view of the declarations: per workload cluster, whether its dns-server is told to serve it. */
@@ -271,7 +292,7 @@ function exposedCondition(
         ? {
             status: 'True',
             reason: ZONE_REASONS.Exposed,
-            message: `NS ${namedFirst(servers.map((s) => `${s.name} (${s.addresses.join(', ')})`))}`,
+            message: `NS ${namedFirst(servers.map((s) => `${s.name} (${s.addresses.join(', ')})`))}${nameservers.cuts.length ? `; zone cuts ${nameservers.cuts.map((c) => c.name).join(', ')}` : ''}${nameservers.uncut.length ? `; no cut for ${nameservers.uncut.join(', ')}` : ''}`,
           }
         : {
             status: 'False',

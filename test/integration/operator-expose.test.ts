@@ -1,5 +1,6 @@
-// The zone beyond the fleet (issue 43, ADR 0215) on real API servers: two
-// workload clusters, each with a dns-server of its own on a loopback address
+// The zone beyond the fleet (issue 43, ADR 0215) on real API servers: three
+// workload clusters (two of the namespace shop, one of pay), each with a
+// dns-server of its own on a loopback address
 // and port 53 (as a load balancer would expose it), and the exposed Service
 // capi-dns-server-external whose load-balancer address (set by the test, as a
 // cloud's controller would) is that dns-server's. A DNSZone with
@@ -7,7 +8,9 @@
 // what both dns-servers serve; each answers from its own view (localFirst: its
 // own cluster's address); a cluster whose exposed dns-server is gone (Service
 // deleted, no ingress, API server stopped) leaves the NS set within seconds,
-// measured; and an unbound outside every cluster follows the delegation.
+// measured; each namespace's part is a zone cut to its own clusters' servers
+// (a referral from the others); and an unbound outside every cluster follows
+// the delegation and gets both namespaces' names.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -35,14 +38,26 @@ import { TestEnv, startCluster, stopCluster } from '../support/testenv.js';
 
 const ZONE = 'apps.corp.internal';
 const WWW = `www.shop.${ZONE}`;
+const PAY = `www.pay.${ZONE}`;
 const TEAM = 'shop';
-const CLUSTERS = ['cluster-a', 'cluster-b'] as const;
+/** Every cluster's management namespace: cluster-c is the payments team's. */
+const NAMESPACE: Record<string, string> = { 'cluster-a': TEAM, 'cluster-b': TEAM, 'cluster-c': 'pay' };
+const CLUSTERS = ['cluster-a', 'cluster-b', 'cluster-c'] as const;
+const SHOP = ['cluster-a', 'cluster-b'] as const;
 /** Each cluster's exposed dns-server: a loopback address, port 53 (glue carries no port). */
-const SERVER: Record<string, string> = { 'cluster-a': '127.0.43.1', 'cluster-b': '127.0.43.2' };
-/** Each cluster's address of shop/web (localFirst: each cluster's server answers its own). */
-const WEB: Record<string, string> = { 'cluster-a': '203.0.113.1', 'cluster-b': '203.0.113.2' };
+const SERVER: Record<string, string> = {
+  'cluster-a': '127.0.43.1',
+  'cluster-b': '127.0.43.2',
+  'cluster-c': '127.0.43.3',
+};
+/** Each cluster's address of its team's web (localFirst: each cluster's server answers its own). */
+const WEB: Record<string, string> = {
+  'cluster-a': '203.0.113.1',
+  'cluster-b': '203.0.113.2',
+  'cluster-c': '203.0.113.3',
+};
 const ZONES = { group: 'connectivity.tanzu.vmware.com', version: 'v1alpha1', plural: 'dnszones' };
-const nsName = (cluster: string) => `${cluster}.${TEAM}.ns.${ZONE}`;
+const nsName = (cluster: string) => `${cluster}.${NAMESPACE[cluster]}.ns.${ZONE}`;
 
 describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, with glue', () => {
   let env: TestEnv;
@@ -122,9 +137,10 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
 
   beforeAll(async () => {
     env = await TestEnv.start({ workloadClusters: [...CLUSTERS] });
-    await prepareClusters(env, { namespace: TEAM, workloads: [...CLUSTERS], recordsNamespace: 'capi-dns' });
+    await prepareClusters(env, { namespace: TEAM, workloads: [...SHOP], recordsNamespace: 'capi-dns' });
+    await prepareClusters(env, { namespace: 'pay', workloads: ['cluster-c'], recordsNamespace: 'capi-dns' });
     for (const c of CLUSTERS) {
-      await setLoadBalancer(kc(c), TEAM, 'web', [{ ip: WEB[c]! }]);
+      await setLoadBalancer(kc(c), NAMESPACE[c]!, 'web', [{ ip: WEB[c]! }]);
       servers[c] = await startDnsServer([
         '--listen',
         `${SERVER[c]}:53`,
@@ -143,7 +159,8 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
       await stopChild(unbound.child, 5_000);
       rmSync(unbound.dir, { recursive: true, force: true });
     }
-    await deleteGatewayDns(kc('management'), TEAM, 'web').catch(() => undefined);
+    for (const team of [TEAM, 'pay'])
+      await deleteGatewayDns(kc('management'), team, 'web').catch(() => undefined);
     await op?.stop();
     for (const s of Object.values(servers)) await s.stop();
     await env?.stop();
@@ -153,14 +170,17 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
       );
   }, 60_000);
 
-  it('puts both exposed dns-servers in the NS set, with glue, in status (ready to paste) and in what both serve', async () => {
-    await apply(kc('management'), [
-      {
+  it('puts every exposed dns-server in the NS set, with glue, in status (ready to paste) and in what all serve', async () => {
+    const web = (team: string, name: string) =>
+      ({
         apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
         kind: 'GatewayDNS',
-        metadata: { name: 'web', namespace: TEAM },
-        spec: { clusterSelector: {}, service: `${TEAM}/web`, hostnames: [WWW], answer: 'localFirst' },
-      } as KubernetesObject,
+        metadata: { name: 'web', namespace: team },
+        spec: { clusterSelector: {}, service: `${team}/web`, hostnames: [name], answer: 'localFirst' },
+      }) as KubernetesObject;
+    await apply(kc('management'), [
+      web(TEAM, WWW),
+      web('pay', PAY),
       {
         apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
         kind: 'DNSZone',
@@ -168,7 +188,10 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
         spec: {
           zone: ZONE,
           nameservers: { expose: true },
-          delegations: [{ namespaces: [TEAM], hostnames: [`*.shop.${ZONE}`] }],
+          delegations: [
+            { namespaces: [TEAM], hostnames: [`*.shop.${ZONE}`] },
+            { namespaces: ['pay'], hostnames: [`*.pay.${ZONE}`] },
+          ],
         },
       } as KubernetesObject,
     ]);
@@ -176,12 +199,20 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
     expect(zone.status?.nameservers).toEqual([
       { cluster: 'shop/cluster-a', name: nsName('cluster-a'), addresses: [SERVER['cluster-a']] },
       { cluster: 'shop/cluster-b', name: nsName('cluster-b'), addresses: [SERVER['cluster-b']] },
+      { cluster: 'pay/cluster-c', name: nsName('cluster-c'), addresses: [SERVER['cluster-c']] },
     ]);
     expect(zone.status?.parentRecords).toEqual([
       `${ZONE}. IN NS ${nsName('cluster-a')}.`,
       `${ZONE}. IN NS ${nsName('cluster-b')}.`,
+      `${ZONE}. IN NS ${nsName('cluster-c')}.`,
       `${nsName('cluster-a')}. IN A ${SERVER['cluster-a']}`,
       `${nsName('cluster-b')}. IN A ${SERVER['cluster-b']}`,
+      `${nsName('cluster-c')}. IN A ${SERVER['cluster-c']}`,
+    ]);
+    // Each namespace's part: a zone cut to its own clusters' exposed servers.
+    expect(zone.status?.zoneCuts).toEqual([
+      { name: `pay.${ZONE}`, nameServers: [nsName('cluster-c')] },
+      { name: `shop.${ZONE}`, nameServers: [nsName('cluster-a'), nsName('cluster-b')] },
     ]);
     expect(zone.status?.conditions?.find((c) => c.type === 'NameserversExposed')).toMatchObject({
       status: 'True',
@@ -198,8 +229,25 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
       }
   });
 
+  it("a namespace's names: answered by its own clusters, a referral (no AA) to them from the others", async () => {
+    const referral = async (server: string, name: string, to: string[]) => {
+      const r = await dig(53, ['+norecurse', name, 'A'], SERVER[server]!);
+      expect(r.status).toBe('NOERROR');
+      expect(r.flags).not.toContain('aa');
+      expect(r.answer).toEqual([]);
+      const part = name.split('.').slice(1).join('.');
+      expect(r.authority.sort()).toEqual(to.map((c) => `${part}. 30 IN NS ${nsName(c)}.`));
+    };
+    await eventually(() => referral('cluster-c', WWW, [...SHOP]), 15_000);
+    await referral('cluster-a', PAY, ['cluster-c']);
+    await referral('cluster-b', PAY, ['cluster-c']);
+    const own = await dig(53, ['+norecurse', PAY, 'A'], SERVER['cluster-c']!);
+    expect(own.flags).toContain('aa');
+    expect(own.answer).toEqual([`${PAY}. 30 IN A ${WEB['cluster-c']}`]);
+  });
+
   it('each exposed server answers from its own view (localFirst: its own cluster), with no recursion offered', async () => {
-    for (const c of CLUSTERS)
+    for (const c of SHOP)
       await eventually(async () => {
         const r = await dig(53, ['+recurse', WWW, 'A'], SERVER[c]!);
         if (r.answer.length !== 1 || !r.answer[0]!.endsWith(` A ${WEB[c]}`))
@@ -217,7 +265,7 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
   it('a cluster whose exposed Service is deleted leaves the NS set within seconds, and comes back with it', async () => {
     const t0 = Date.now();
     await deleteService('cluster-b');
-    await nameserversAre(['cluster-a'], [...CLUSTERS], 10_000);
+    await nameserversAre(['cluster-a', 'cluster-c'], [...CLUSTERS], 10_000);
     measured.serviceDeleted = Date.now() - t0;
     expect(measured.serviceDeleted).toBeLessThan(5_000);
     await exposeService('cluster-b', [{ ip: SERVER['cluster-b']! }]);
@@ -227,7 +275,7 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
   it('… and one whose Service loses its load-balancer address', async () => {
     const t0 = Date.now();
     await exposeService('cluster-a', []);
-    await nameserversAre(['cluster-b'], [...CLUSTERS], 10_000);
+    await nameserversAre(['cluster-b', 'cluster-c'], [...CLUSTERS], 10_000);
     measured.ingressRemoved = Date.now() - t0;
     expect(measured.ingressRemoved).toBeLessThan(5_000);
     const zone = await readZone();
@@ -241,7 +289,7 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
     await stopCluster(env.info, 'cluster-b');
     try {
       // cluster-b's dns-server keeps serving what it had; cluster-a's, and the status, drop it.
-      await nameserversAre(['cluster-a'], ['cluster-a'], 15_000);
+      await nameserversAre(['cluster-a', 'cluster-c'], ['cluster-a', 'cluster-c'], 15_000);
       measured.clusterUnreachable = Date.now() - t0;
       expect(measured.clusterUnreachable).toBeLessThan(10_000);
     } finally {
@@ -263,7 +311,7 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
     await nameserversAre([...CLUSTERS]);
   });
 
-  it('an unbound outside every cluster follows the delegation to the exposed servers and resolves the name', async () => {
+  it("an unbound outside every cluster follows the delegation to the exposed servers and gets every namespace's names", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-unbound-'));
     const port = 5343;
     // The parent's part (a company's corp.internal) is a stub pointing at the NS and glue of
@@ -295,13 +343,17 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     unbound = { child, dir };
-    const r = await eventually(async () => {
-      const res = await dig(port, [WWW, 'A'], '127.0.43.53');
-      if (res.status !== 'NOERROR' || !res.answer.length)
-        throw new Error(`unbound: ${res.status} ${res.answer}`);
-      return res;
-    }, 15_000);
-    expect(r.flags).toContain('ra');
-    expect([WEB['cluster-a'], WEB['cluster-b']]).toContain(r.answer[0]!.split(' ').pop());
+    const resolve = (name: string) =>
+      eventually(async () => {
+        const res = await dig(port, [name, 'A'], '127.0.43.53');
+        if (res.status !== 'NOERROR' || !res.answer.length)
+          throw new Error(`unbound: ${res.status} ${res.answer.join(' ')}`);
+        return res;
+      }, 15_000);
+    const shop = await resolve(WWW);
+    expect(shop.flags).toContain('ra');
+    expect([WEB['cluster-a'], WEB['cluster-b']]).toContain(shop.answer[0]!.split(' ').pop());
+    // Through the referral of whichever apex server unbound asked.
+    expect((await resolve(PAY)).answer).toEqual([`${PAY}. 30 IN A ${WEB['cluster-c']}`]);
   });
 });
