@@ -102,6 +102,12 @@ export class ZoneReconciler {
         count: status.audit.length,
       });
     else this.opts.metrics.auditWithdrawals.delete(zone.metadata.name);
+    if (status.enforced?.expose)
+      this.opts.metrics.exposedNameservers.set(zone.metadata.name, {
+        zone: zone.spec.zone,
+        count: status.nameservers?.length ?? 0,
+      });
+    else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
   }
 

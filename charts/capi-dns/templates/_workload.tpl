@@ -470,6 +470,15 @@ spec:
           for: 10m
           labels:
             severity: warning
+        - alert: CapiDnsServerRateLimiting
+          annotations:
+            description: "More than 100 responses a second of {{ "{{" }} $labels.instance {{ "}}" }} are held back by response rate limiting: a flood (a reflection attack using it), or a resolver farm behind one prefix that --rrl-responses-per-second is too low for."
+            runbook_url: {{ printf "%s#capidnsserverratelimiting" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} rate-limits many responses.
+          expr: sum by (cluster, instance) (rate(capi_dns_server_rate_limited_responses_total{job="capi-dns-server"}[5m])) > 100
+          for: 10m
+          labels:
+            severity: warning
         - alert: CapiDnsServerZoneNotRebuilt
           annotations:
             description: "A change delivered to {{ "{{" }} $labels.instance {{ "}}" }} over 300 s ago is not in its zones yet: the zone builds fail or do not run."
