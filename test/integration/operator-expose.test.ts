@@ -256,6 +256,11 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
         expect(r.flags).toEqual(expect.arrayContaining(['qr', 'aa', 'rd']));
         expect(r.flags).not.toContain('ra');
       }, 15_000);
+    // EDNS: whatever the client offers, 1232 at most (DNS Flag Day 2020); TC then TCP for more.
+    const edns = await dig(53, ['+norecurse', '+bufsize=4096', WWW, 'A'], SERVER['cluster-a']!);
+    expect(edns.stdout).toMatch(/; EDNS: version: 0, flags:; udp: 1232/);
+    const tcp = await dig(53, ['+norecurse', '+tcp', WWW, 'A'], SERVER['cluster-a']!);
+    expect(tcp.answer).toEqual([`${WWW}. 30 IN A ${WEB['cluster-a']}`]);
     // A name outside every zone it serves: refused, not resolved (RD ignored).
     const outside = await dig(53, ['+recurse', 'example.com', 'A'], SERVER['cluster-a']!);
     expect(outside.status).toBe('REFUSED');
