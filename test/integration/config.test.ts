@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { EXPOSED_DNS_SERVICE } from '../../api/index.js';
 import { renderClusterResourceSet } from '../../scripts/clusterresourceset/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
@@ -174,6 +175,16 @@ describe('config/ on a workload cluster', () => {
     expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
   });
 
+  it('config/dns-server-exposed: the dns-server reachable from outside, off by default (not in config/workload)', async () => {
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', 'config/dns-server-exposed']))).toEqual([
+      'networkpolicy.networking.k8s.io/capi-dns-server-external',
+      'service/capi-dns-server-external',
+    ]);
+    expect((await render('config/workload')).map((m) => m.metadata.name)).not.toContain(
+      'capi-dns-server-external',
+    );
+  });
+
   it('examples/kuard.yaml: kuard behind the LoadBalancer Service projectcontour/envoy', async () => {
     expect(appliedObjects(await dryRun('cluster-a', ['-f', 'examples/kuard.yaml']))).toEqual([
       'deployment.apps/kuard',
@@ -310,6 +321,35 @@ describe('rendered manifests', () => {
     expect(quota?.spec?.scopeSelector).toEqual({
       matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: ['system-cluster-critical'] }],
     });
+  });
+
+  it("the exposed Service: a LoadBalancer named as the operator reads it, keeping clients' addresses (rate limiting), to the dns-server's DNS port; DNS from anywhere", async () => {
+    const objects = await render('config/dns-server-exposed');
+    const service = objects.find((m) => m.kind === 'Service');
+    expect(service?.metadata).toEqual(
+      expect.objectContaining({ name: EXPOSED_DNS_SERVICE, namespace: 'capi-dns' }),
+    );
+    expect(service?.spec).toEqual(
+      expect.objectContaining({
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+        selector: { 'app.kubernetes.io/name': 'capi-dns-server' },
+        ports: [
+          { name: 'dns-udp', port: 53, targetPort: 'dns-udp', protocol: 'UDP' },
+          { name: 'dns-tcp', port: 53, targetPort: 'dns-tcp', protocol: 'TCP' },
+        ],
+      }),
+    );
+    const policy = objects.find((m) => m.kind === 'NetworkPolicy');
+    expect(policy?.spec?.ingress).toEqual([
+      {
+        from: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }],
+        ports: [
+          { port: 5353, protocol: 'UDP' },
+          { port: 5353, protocol: 'TCP' },
+        ],
+      },
+    ]);
   });
 
   it('the dns-server Service maps port 53 to the non-root port 5353, over UDP and TCP', async () => {
