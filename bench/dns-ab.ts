@@ -1,7 +1,9 @@
 // What one change to the dns-server buys: two builds (two dist directories,
 // e.g. one copied before the change) answer the same zone side by side, and
 // dnsperf saturates them in turn, A, B, A, B, ..., so that a neighbour's load
-// on a shared machine hits both alike. Prints each run and the median ratio.
+// on a shared machine hits both alike. Prints each run (queries a second, and
+// the CPU the server used per 10,000 answers, which a neighbour's load moves
+// less) and the median ratios.
 //
 //   node dist/bench/dns-ab.js --a dist/ab/before --b dist [--records 20000] [--seconds 5] [--rounds 4] [--args="--workers 2"]
 // (a copy of dist must stay inside the repository, so that it finds node_modules)
@@ -11,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { dnsperf, loadAverage, machine, startBuild, writeWorkload, type ServerProcess } from './dns-load.js';
+import { cpuSeconds } from './proc.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -46,23 +49,35 @@ async function main(): Promise<void> {
     );
     for (const s of servers) await dnsperf(s.port, load.queryFile, 2); // warm-up
     const qps: [number[], number[]] = [[], []];
+    const cpu: [number[], number[]] = [[], []];
     for (let round = 1; round <= Number(values.rounds); round++) {
       // Alternate which goes first, so neither always runs right after the other's load.
       const order = round % 2 ? [0, 1] : [1, 0];
-      for (const i of order)
-        qps[i as 0 | 1].push((await dnsperf(servers[i]!.port, load.queryFile, Number(values.seconds))).qps);
+      for (const i of order) {
+        const pid = servers[i]!.child.pid!;
+        const before = cpuSeconds(pid);
+        const run = await dnsperf(servers[i]!.port, load.queryFile, Number(values.seconds));
+        qps[i as 0 | 1].push(run.qps);
+        cpu[i as 0 | 1].push(((cpuSeconds(pid) - before) * 1000 * 10_000) / run.completed);
+      }
       process.stdout.write(
-        `round ${round}: A ${qps[0].at(-1)!.toFixed(0)} qps, B ${qps[1].at(-1)!.toFixed(0)} qps (${loadAverage()})\n`,
+        `round ${round}: A ${qps[0].at(-1)!.toFixed(0)} qps ${cpu[0].at(-1)!.toFixed(1)} ms/10k, ` +
+          `B ${qps[1].at(-1)!.toFixed(0)} qps ${cpu[1].at(-1)!.toFixed(1)} ms/10k (${loadAverage()})\n`,
       );
     }
     const median = (xs: number[]) => {
       const s = [...xs].sort((x, y) => x - y);
       return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
     };
+    const range = (xs: number[], digits: number) =>
+      `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
     const ratios = qps[1].map((b, i) => b / qps[0][i]!);
+    const cpuRatios = cpu[1].map((b, i) => b / cpu[0][i]!);
     process.stdout.write(
-      `A ${Math.min(...qps[0]).toFixed(0)}–${Math.max(...qps[0]).toFixed(0)} qps, B ${Math.min(...qps[1]).toFixed(0)}–${Math.max(...qps[1]).toFixed(0)} qps; ` +
-        `B/A per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}\n`,
+      `A ${range(qps[0], 0)} qps, B ${range(qps[1], 0)} qps; ` +
+        `B/A per round ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(2)}\n` +
+        `CPU per 10k answers: A ${range(cpu[0], 1)} ms, B ${range(cpu[1], 1)} ms; ` +
+        `B/A per round ${cpuRatios.map((r) => r.toFixed(2)).join(' ')}, median ${median(cpuRatios).toFixed(2)}\n`,
     );
   } finally {
     for (const s of servers) await s.stop();

@@ -101,7 +101,9 @@ function wrapOf(socket: dgram.Socket): UdpWrap | undefined {
   return handle as UdpWrap;
 }
 
-const errnoNames = new Map(Object.entries(os.constants.errno).map(([name, n]) => [n, name]));
+/** By number; of two names for one number the first (EAGAIN, not its alias EWOULDBLOCK). */
+const errnoNames = new Map<number, string>();
+for (const [name, n] of Object.entries(os.constants.errno)) if (!errnoNames.has(n)) errnoNames.set(n, name);
 
 /** An errno as its name (EMSGSIZE), for logs. */
 export function errnoName(n: number): string {

@@ -1,7 +1,9 @@
 // Reads what a response needs from a query, without decoding the whole
 // message: header, the one question, and the OPT record (RFC 6891). Never
-// throws on bad input; says what is wrong instead. Allocates nothing but the
-// query name's string: the result is one object, reused for every message.
+// throws on bad input; says what is wrong instead. Allocates nothing: the
+// result is one object, reused for every message, and the query name is kept
+// in wire form (lower case) for the name table; its string is made only when
+// asked for.
 
 export const PARSED = 0;
 /** Not worth an answer: too short for a header, or a response (answering responses invites loops). */
@@ -17,8 +19,16 @@ export interface Query {
   questionEnd: number;
   /** Octets of QNAME on the wire. */
   qnameLength: number;
-  /** QNAME in lower case (RFC 4343: ASCII only), labels joined by "."; no final dot, "" for the root. */
-  qname: string;
+  /**
+   * QNAME in lower case (RFC 4343: ASCII only), labels joined by "."; no final dot, "" for the root.
+   * Made when first read (the hot path reads `name` instead).
+   */
+  readonly qname: string;
+  /** QNAME in wire form and lower case, from offset 0, `qnameLength` octets. Overwritten by the next parse. */
+  readonly name: Uint8Array;
+  /** Offset in `name` of each label's length octet, and at [labelCount] of the final 0. */
+  readonly labelStarts: Int32Array;
+  labelCount: number;
   qtype: number;
   qclass: number;
   /** True when the query has an OPT record; then the three fields after it are its contents. */
@@ -36,21 +46,36 @@ const DOT = 0x2e;
 /** Stands in for a "." byte inside a label so that "a.b" as one label never matches the two labels a.b. */
 const ESCAPED_DOT = 0x00;
 
-const scratch = Buffer.alloc(512);
-const q: Query = {
-  status: DROP,
-  rcode: 0,
-  questionEnd: 12,
-  qnameLength: 0,
-  qname: '',
-  qtype: 0,
-  qclass: 0,
-  edns: false,
-  udpSize: 0,
-  ednsVersion: 0,
-  dnssecOk: false,
-  tsigAt: -1,
-};
+/**
+ * Octets of a name's labels on the wire at most (RFC 1035 section 2.3.4 counts the final 0 too,
+ * but a name of 255 octets before it has always been answered, so it still is).
+ */
+const MAX_LABELS_LENGTH = 255;
+
+class ParsedQuery implements Query {
+  status: Query['status'] = DROP;
+  rcode = 0;
+  questionEnd = 12;
+  qnameLength = 0;
+  readonly name = new Uint8Array(MAX_LABELS_LENGTH + 1);
+  readonly labelStarts = new Int32Array(MAX_LABELS_LENGTH + 1);
+  labelCount = 0;
+  qtype = 0;
+  qclass = 0;
+  edns = false;
+  udpSize = 0;
+  ednsVersion = 0;
+  dnssecOk = false;
+  tsigAt = -1;
+  /** `qname` once made for this parse. */
+  text: string | undefined;
+
+  get qname(): string {
+    return (this.text ??= dotted(this.name, this.labelStarts, this.labelCount));
+  }
+}
+
+const q = new ParsedQuery();
 
 /** Parses `msg`; the result is overwritten by the next call. */
 export function parseQuery(msg: Buffer): Query {
@@ -79,34 +104,52 @@ function status(s: Query['status'], rcode: number): Query {
 }
 
 /**
- * Reads the question at offset 12 into `q` (questionEnd, qnameLength, qname); false if it runs
- * past the message, uses a pointer or is too long (then questionEnd stays 12).
+ * Reads the question at offset 12 into `q` (questionEnd, qnameLength, name, labelStarts,
+ * labelCount); false if it runs past the message, uses a pointer or is too long (then questionEnd
+ * stays 12).
  */
 function readQuestion(msg: Buffer): boolean {
+  const name = q.name;
+  const starts = q.labelStarts;
+  q.text = undefined;
   let at = 12;
-  let out = 0;
+  let labels = 0;
   for (;;) {
     if (at >= msg.length) return false;
     const len = msg[at]!;
+    starts[labels] = at - 12;
+    name[at - 12] = len;
     if (len === 0) {
       at += 1;
       break;
     }
     // A pointer (or the reserved 01/10 label types) in a question is not something a resolver sends.
-    if (len > 63 || at + 1 + len > msg.length) return false;
-    if (out !== 0) scratch[out++] = DOT;
+    if (len > 63 || at + 1 + len > msg.length || at - 12 + 1 + len > MAX_LABELS_LENGTH) return false;
     for (let i = at + 1; i <= at + len; i++) {
       const c = msg[i]!;
-      scratch[out++] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c === DOT ? ESCAPED_DOT : c;
+      name[i - 12] = c >= 0x41 && c <= 0x5a ? c | 0x20 : c;
     }
+    labels++;
     at += 1 + len;
-    if (at - 12 > 255) return false; // RFC 1035 section 2.3.4
   }
   if (at + 4 > msg.length) return false;
   q.questionEnd = at + 4;
   q.qnameLength = at - 12;
-  q.qname = scratch.toString('latin1', 0, out);
+  q.labelCount = labels;
   return true;
+}
+
+/** The wire name as the zone writes names: labels joined by "."; a "." inside a label as ESCAPED_DOT. */
+function dotted(name: Uint8Array, starts: Int32Array, count: number): string {
+  let s = '';
+  for (let k = 0; k < count; k++) {
+    if (k !== 0) s += '.';
+    for (let i = starts[k]! + 1; i <= starts[k]! + name[starts[k]!]!; i++) {
+      const c = name[i]!;
+      s += String.fromCharCode(c === DOT ? ESCAPED_DOT : c);
+    }
+  }
+  return s;
 }
 
 /** Reads the OPT record among the additional records, if any, into `q`; false for a malformed section or two OPTs. */

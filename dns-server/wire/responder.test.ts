@@ -102,6 +102,20 @@ describe('Responder', () => {
     expect(rcodeOf(ask(r, query('xcc.test', 'AXFR')).packet)).toBe('REFUSED');
   });
 
+  it('finds the zone by whole labels: a label holding the apex or a dot is not in it', () => {
+    const raw = (...labels: string[]) =>
+      Buffer.concat([
+        Buffer.from('123401000001000000000000', 'hex'),
+        ...labels.map((l) => Buffer.concat([Buffer.of(l.length), Buffer.from(l, 'latin1')])),
+        Buffer.from('0000010001', 'hex'),
+      ]);
+    expect(rcodeOf(ask(r, raw('xcc.test')).packet)).toBe('REFUSED');
+    expect(rcodeOf(ask(r, raw('a.XCC', 'test')).packet)).toBe('REFUSED');
+    expect(rcodeOf(ask(r, raw('axcc', 'test')).packet)).toBe('REFUSED');
+    expect(rcodeOf(ask(r, raw('XCC', 'TEST')).packet)).toBe('NOERROR');
+    expect(rcodeOf(ask(r, raw('x', 'xcc', 'test')).packet)).toBe('NXDOMAIN');
+  });
+
   it('echoes EDNS, honours the UDP size offered, truncates when the answer does not fit', () => {
     const plain = ask(r, query('big.xcc.test', 'A')).packet;
     expect(plain.flag_tc).toBe(true);

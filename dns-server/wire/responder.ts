@@ -1,12 +1,12 @@
 // The hot path: one query in, one response out. Per query it parses the
-// question, finds the zone and the node, takes the answer encoded when the
-// records changed, and copies it behind the question as asked (so the case
-// of the query name is echoed, RFC 4343 section 4.1), patching only the ID,
-// flags, counts and, for longer synthesised names, a few pointers.
-import { isInZone } from '../zone/name.js';
+// question, finds the zone and the node over the question's wire bytes (no
+// string is made), takes the answer encoded when the records changed, and
+// copies it behind the question as asked (so the case of the query name is
+// echoed, RFC 4343 section 4.1), patching only the ID, flags, counts and, for
+// longer synthesised names, a few pointers.
 import { T } from '../zone/rr.js';
-import { closestMatch } from '../zone/wildcard.js';
 import { RCODE, type Zone } from '../zone/zone.js';
+import { NameTable, wireForm } from './name-table.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
 import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
 
@@ -42,18 +42,19 @@ const BADVERS = 16;
 
 interface ServedZone {
   name: string;
+  /** The apex in wire form, lower case, and its number of labels. */
+  apex: Uint8Array;
+  apexLabels: number;
   /** Every existing name of the zone (apex and empty non-terminals included) → its index. */
-  nodes: Map<string, number>;
-  /** "*.<encloser>" names by their encloser → index: a wildcard lookup builds no string. */
-  wildcards: Map<string, number>;
+  table: NameTable;
   /** Arena offsets of each name's answers by query-type slot (see served.ts). */
   slots: Uint32Array;
   nxdomain: number;
-  /** Zone cuts (ADR 0215) → arena offset of their referral; empty in a zone without any. */
-  cuts: Map<string, number>;
+  /** Zone cuts (ADR 0215): the cut's name index → arena offset of its referral; empty in a zone without any. */
+  cuts: Map<number, number>;
 }
 
-const NO_CUTS: Map<string, number> = new Map();
+const NO_CUTS: Map<number, number> = new Map();
 
 export class Responder {
   private zones: ServedZone[] = [];
@@ -77,27 +78,17 @@ export class Responder {
     this.loadServed(encodeServed(zones));
   }
 
-  /**
-   * Swaps in answers encoded elsewhere (a worker thread): the arena is used as is, only the
-   * name → index maps are made here (about 50 ms for 100,000 names).
-   */
+  /** Swaps in answers encoded elsewhere (a worker thread), used as they are. */
   loadServed(data: ServedData): void {
-    const zones = data.zones.map((z): ServedZone => {
-      const nodes = new Map<string, number>();
-      const wildcards = new Map<string, number>();
-      let i = 0;
-      for (const name of z.names.split('\n')) {
-        nodes.set(ownCopy(name), i);
-        if (name === '*') wildcards.set('', i);
-        else if (name.startsWith('*.')) wildcards.set(ownCopy(name.slice(2)), i);
-        i++;
-      }
-      const names = z.cuts ? z.names.split('\n') : [];
-      const cuts = z.cuts
-        ? new Map([...z.cuts].map((i) => [ownCopy(names[i]!), z.slots[i * SLOT_COUNT]!]))
-        : NO_CUTS;
-      return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain, cuts };
-    });
+    const zones = data.zones.map((z): ServedZone => ({
+      name: z.name,
+      apex: wireForm(z.name),
+      apexLabels: z.name === '' ? 0 : z.name.split('.').length,
+      table: new NameTable(z.table),
+      slots: z.slots,
+      nxdomain: z.nxdomain,
+      cuts: z.cuts ? new Map([...z.cuts].map((i) => [i, z.slots[i * SLOT_COUNT]!])) : NO_CUTS,
+    }));
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
     this.draws = data.draws;
     this.zones = zones;
@@ -131,22 +122,34 @@ export class Responder {
     // Zone transfers are not offered; other classes than IN (and ANY) are not served here.
     if (q.qtype === T.AXFR || q.qtype === T.IXFR || (q.qclass !== 1 && q.qclass !== 255))
       return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
-    const qname = q.qname;
     let served: ServedZone | undefined;
     for (const z of this.zones)
-      if (isInZone(qname, z.name)) {
+      if (inZone(q, z)) {
         served = z;
         break;
       }
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
     this.outcome.zone = served.name;
     if (served.cuts.size !== 0) {
-      const referral = referralFor(served, qname);
+      const referral = served.table.cutAtOrAbove(
+        q.name,
+        q.qnameLength,
+        q.labelStarts,
+        q.labelCount,
+        served.apexLabels,
+        served.cuts,
+      );
       if (referral >= 0) return this.finish(msg, q, referral, this.arena[referral]! & 0x0f, false, limit);
     }
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
-    const index = closestMatch(served.nodes, served.wildcards, qname);
-    let at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    const index = served.table.closestMatch(
+      q.name,
+      q.qnameLength,
+      q.labelStarts,
+      q.labelCount,
+      served.apexLabels,
+    );
+    let at = index < 0 ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
     if (at >= DRAW) {
       // A weighted answer: one entry of its draw group, at random (the group was made at build time).
       const group = at - DRAW;
@@ -174,9 +177,9 @@ export class Responder {
     const arena = this.arena;
     const opt = q.edns ? OPT_LENGTH : 0;
     const qEnd = q.questionEnd;
-    const movable = at < 0 ? 0 : arena.readUInt16BE(at + 8);
+    const movable = at < 0 ? 0 : u16(arena, at + 8);
     const start = at < 0 ? 0 : at + TEMPLATE_HEADER + movable * 2;
-    let sections = at < 0 ? 0 : arena.readUInt16BE(at + 6);
+    let sections = at < 0 ? 0 : u16(arena, at + 6);
     let truncated = false;
     // RFC 2181 section 9: if the answer does not fit, say so (TC) rather than send part of an RRset;
     // the client retries over TCP. RFC 6891 section 7: the OPT still goes with it.
@@ -185,21 +188,22 @@ export class Responder {
       sections = 0;
     }
     const out = this.buffer(qEnd + sections + opt);
-    msg.copy(out, 0, 0, qEnd);
+    copy(msg, 0, qEnd, out, 0);
     out[2] = 0x80 | (aa ? 0x04 : 0) | (truncated ? 0x02 : 0) | (msg[2]! & 0x01); // QR, AA, TC, RD copied
     out[3] = (msg[3]! & 0x10) | (rcode & 0x0f); // CD copied (RFC 4035 section 3.1.6)
-    out.writeUInt16BE(1, 4);
-    out.writeUInt32BE(0, 6); // ANCOUNT, NSCOUNT
-    out.writeUInt16BE(opt ? 1 : 0, 10);
+    setU16(out, 4, 1);
+    setU16(out, 10, opt ? 1 : 0);
+    setU16(out, 6, 0); // ANCOUNT
+    setU16(out, 8, 0); // NSCOUNT
     if (at >= 0 && !truncated) {
-      out.writeUInt16BE(arena.readUInt16BE(at + 1), 6);
-      out.writeUInt16BE(arena.readUInt16BE(at + 3), 8);
-      arena.copy(out, qEnd, start, start + sections);
+      setU16(out, 6, u16(arena, at + 1));
+      setU16(out, 8, u16(arena, at + 3));
+      copy(arena, start, start + sections, out, qEnd);
       const delta = q.qnameLength - arena[at + 5]!;
       if (delta !== 0) {
         for (let m = at + TEMPLATE_HEADER, end = m + movable * 2; m < end; m += 2) {
-          const p = qEnd + arena.readUInt16BE(m);
-          out.writeUInt16BE(out.readUInt16BE(p) + delta, p);
+          const p = qEnd + u16(arena, m);
+          setU16(out, p, u16(out, p) + delta);
         }
       }
     }
@@ -229,26 +233,39 @@ export class Responder {
 }
 
 /**
- * `s` in memory of its own. `split` and `slice` return views into the whole names string (V8's
- * sliced strings, from 13 characters on); as Map keys those are read through their parent at every
- * comparison, which took about 17 % of the answering process's time once the batched UDP path had
- * removed the system-call overhead (perf, 20,000 names; docs/adr/0105).
+ * True if the query name is the zone's apex or below it: its last labels are the apex's
+ * (isInZone in zone/name.ts, on the wire; the root zone holds the root name alone, as there).
  */
-function ownCopy(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, 'latin1').toString('latin1');
+function inZone(q: Query, z: ServedZone): boolean {
+  const apex = z.apex;
+  const count = q.labelCount;
+  if (count < z.apexLabels || (z.apexLabels === 0 && count !== 0)) return false;
+  const from = q.labelStarts[count - z.apexLabels]!;
+  if (q.qnameLength - from !== apex.length) return false;
+  const name = q.name;
+  for (let i = 0; i < apex.length; i++) if (name[from + i] !== apex[i]) return false;
+  return true;
 }
 
 /**
- * The referral of the zone cut at or above `qname` (RFC 1034 section 4.3.2 step 3b), or -1. Walked
- * only in zones with cuts. DS at the cut gets the referral too until zones are signed (issue 44
- * answers it from the parent, RFC 4035 section 3.1.4.1).
+ * Copies src[from, to) to dst at `at`. Answers are tens of octets: a loop the JIT compiles in
+ * place costs less than Buffer#copy's checks and call into C++ (about 3 % of the batched path).
  */
-function referralFor(served: ServedZone, qname: string): number {
-  for (let name = qname; name.length > served.name.length; name = name.slice(name.indexOf('.') + 1)) {
-    const at = served.cuts.get(name);
-    if (at !== undefined) return at;
+function copy(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): void {
+  if (to - from > 128) {
+    dst.set(src.subarray(from, to), at);
+    return;
   }
-  return -1;
+  for (let i = from; i < to; i++) dst[at++] = src[i]!;
+}
+
+function u16(b: Uint8Array, at: number): number {
+  return (b[at]! << 8) | b[at + 1]!;
+}
+
+function setU16(b: Uint8Array, at: number, v: number): void {
+  b[at] = v >>> 8;
+  b[at + 1] = v;
 }
 
 /** Header (and the question, when it parsed) of the query, with an error code and no records. */

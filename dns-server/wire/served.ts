@@ -1,13 +1,15 @@
 // The served data in compact form: every encoded answer of every zone in one
 // byte arena, each name's answers as arena offsets by query-type slot in a
-// Uint32Array, and the names as one string. Built where the zones are built
-// (a worker thread, see ../build/builder.ts) and transferred without copying; the
-// responder only adds a name → index Map. No per-answer JS objects survive a
-// build: 100,000 records cost a few megabytes of arena, not a heap of Buffers.
+// Uint32Array, and the names in a hash table over their wire form
+// (name-table.ts). Built where the zones are built (a worker thread, see
+// ../build/builder.ts) and transferred without copying; the responder uses it
+// as it comes. No per-answer JS objects survive a build: 100,000 records cost
+// a few megabytes of arena, not a heap of Buffers.
 import { MAX_ANSWER_OCTETS } from '../../api/index.js';
 import { T } from '../zone/rr.js';
 import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
+import { buildNameTable, type NameTableData } from './name-table.js';
 import { encodeTemplate, type Template } from './template.js';
 import { imageBuffers, type TransferImage } from '../transfer/image.js';
 
@@ -36,8 +38,8 @@ export const DRAW = 0x80000000;
 
 export interface ServedZoneData {
   name: string;
-  /** The zone's existing names (apex and empty non-terminals included), joined by "\n". */
-  names: string;
+  /** The zone's existing names (apex and empty non-terminals included); name i is index i. */
+  table: NameTableData;
   /** For name i, slots[i * SLOT_COUNT + slot] is the arena offset of its answer. */
   slots: Uint32Array;
   /** Arena offset of the zone's NXDOMAIN answer. */
@@ -60,9 +62,14 @@ export function transferList(data: ServedData): ArrayBuffer[] {
   return [
     data.arena.buffer as ArrayBuffer,
     data.draws.buffer as ArrayBuffer,
-    ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
+    ...data.zones.flatMap((z) => [
+      z.slots.buffer as ArrayBuffer,
+      z.table.keys.buffer as ArrayBuffer,
+      z.table.buckets.buffer as ArrayBuffer,
+      z.table.wildcardOf.buffer as ArrayBuffer,
+      ...(z.cuts ? [z.cuts.buffer as ArrayBuffer] : []),
+    ]),
     ...imageBuffers(data.transfer ?? []),
-    ...data.zones.flatMap((z) => (z.cuts ? [z.cuts.buffer as ArrayBuffer] : [])),
   ];
 }
 
@@ -140,7 +147,7 @@ export function encodeServed(zones: Zone[]): ServedData {
     }
     return {
       name: zone.name,
-      names: names.join('\n'),
+      table: buildNameTable(names),
       slots,
       nxdomain,
       ...(cuts.length ? { cuts: Uint32Array.from(cuts) } : {}),

@@ -1,11 +1,12 @@
-// RFC 4592 section 3.3.1, the one place it is written: the zone's lookup
-// (zone.ts) and the wire layer's hot path (wire/responder.ts) both find what
-// answers a name through closestMatch, each over its own index of names.
+// RFC 4592 section 3.3.1 over name strings: the zone's lookup (zone.ts) finds
+// what answers a name through closestMatch. The wire layer's hot path walks
+// the same way over the query's wire bytes (wire/name-table.ts, which makes
+// no string), and is held to this one by wire/name-table.test.ts and the
+// lookup table run on the wire (wire/lookup.test.ts).
 import { parentName } from './name.js';
 
 /**
  * Wildcard names by the name they stand under: "*.<encloser>" found by <encloser> ("" for "*").
- * The wire layer keeps a map keyed so, so that a query builds no string; the zone looks up "*.<encloser>".
  */
 export interface WildcardsByEncloser<N> {
   get(encloser: string): N | undefined;
