@@ -60,6 +60,19 @@ async function main(argv: string[]): Promise<void> {
     config.workers > 1
       ? new AnsweringProcesses(answeringOptions(config), metrics, log)
       : new InProcessAnswering(answeringOptions(config), metrics, log);
+  // Started before the store, so that the first build already signs (ADR 0106).
+  if (config.dnssecKeyFiles.length > 0) {
+    const { KeyFileSource } = await import('./sources/key-files.js');
+    mgr.add(
+      new KeyFileSource({
+        files: config.dnssecKeyFiles,
+        pollMs: config.filePollMs,
+        onKeys: (keys) => store.setKeys(keys),
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
+  }
   // Started before the sources: SOA and NS are served from the first moment (in a worker thread).
   const store = mgr.add(
     new RecordStore(config.zones, (served) => answering.load(served), metrics, log, {

@@ -4,7 +4,7 @@
 // hands the encoded answers to the responder. A source that fails keeps its
 // last good delivery: the server goes on answering with it.
 import type { Builder } from '../build/builder.js';
-import type { BuildReply, SourceInput } from '../build/messages.js';
+import type { BuildReply, BuildRequest, SourceInput } from '../build/messages.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../serve/metrics.js';
 import type { ServedData } from '../wire/served.js';
@@ -41,6 +41,10 @@ export class RecordStore {
   /** Deliveries so far: a build that began after the last one serves every change. */
   private deliveries = 0;
 
+  /** Signing keys by zone (ADR 0106), and the timer that builds signed zones again before signatures come due. */
+  private keys: NonNullable<BuildRequest['keys']> = [];
+  private resignTimer: NodeJS.Timeout | undefined;
+
   /** The zones built: the flags' at first, with those declared through the API (setZones) later. */
   private zones: ZoneConfig[];
 
@@ -60,6 +64,17 @@ export class RecordStore {
     this.zones = zones;
     // The fingerprint covers the records: the same records in other zones are a change too.
     this.fingerprint = '';
+    this.schedule(0);
+  }
+
+  /**
+   * The zones' signing keys changed (PKCS#8 PEM): built again at once. A key that does not parse
+   * fails the build, and the zones stay served as they were (signed with the previous key, if any).
+   */
+  setKeys(keys: NonNullable<BuildRequest['keys']>): void {
+    const sorted = [...keys].sort((a, b) => (a.zone < b.zone ? -1 : 1));
+    if (JSON.stringify(sorted) === JSON.stringify(this.keys)) return;
+    this.keys = sorted;
     this.schedule(0);
   }
 
@@ -121,6 +136,7 @@ export class RecordStore {
 
   stop(): void {
     this.stopped = true;
+    if (this.resignTimer) clearTimeout(this.resignTimer);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.again = false;
@@ -148,6 +164,7 @@ export class RecordStore {
         serial: candidate,
         previousFingerprint: this.fingerprint,
         unhealthy: this.unhealthy,
+        ...(this.keys.length ? { keys: this.keys } : {}),
       });
     } catch (err) {
       this.metrics.reloadErrors++;
@@ -184,6 +201,7 @@ export class RecordStore {
     }
     this.serial = candidate;
     this.fingerprint = reply.fingerprint;
+    this.noteSigned(reply);
     this.load(reply.served, candidate);
     this.built ||= complete;
     this.metrics.records = reply.records;
@@ -196,6 +214,26 @@ export class RecordStore {
       skipped: reply.problems.length,
       ms: this.now() - began,
     });
+  }
+
+  /** Metrics of the signed zones, and the next build that signs again what comes due. */
+  private noteSigned(reply: BuildReply): void {
+    this.metrics.dnssec.clear();
+    for (const s of reply.signed ?? []) {
+      this.metrics.dnssec.set(s.zone, s);
+      this.log.info('zone signed', { zone: s.zone, keyTag: s.keyTag, ds: s.ds, made: s.made, reused: s.reused });
+    }
+    if (this.resignTimer) clearTimeout(this.resignTimer);
+    this.resignTimer = undefined;
+    if (!reply.signed?.length || this.stopped) return;
+    // The build's fingerprint changes every RESIGN_PERIOD_SECONDS (build/run.ts); a little after that.
+    const period = 86400_000;
+    const wait = period - (Date.now() % period) + 1000;
+    this.resignTimer = setTimeout(() => {
+      this.resignTimer = undefined;
+      this.schedule(0);
+    }, wait);
+    this.resignTimer.unref();
   }
 
   private schedule(ms: number): void {

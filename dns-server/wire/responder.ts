@@ -3,12 +3,15 @@
 // records changed, and copies it behind the question as asked (so the case
 // of the query name is echoed, RFC 4343 section 4.1), patching only the ID,
 // flags, counts and, for longer synthesised names, a few pointers.
-import { isInZone } from '../zone/name.js';
+import { coveringRank } from '../dnssec/nsec.js';
+import { canonicalKey } from '../dnssec/wire.js';
+import { isInZone, parentName } from '../zone/name.js';
 import { T } from '../zone/rr.js';
 import { closestMatch } from '../zone/wildcard.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
 import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
+import type { SignedZoneData } from './signed.js';
 
 export interface ResponderOptions {
   /** Largest UDP response whatever the client offers (RFC 6891 section 6.2.5; 1232 by DNS Flag Day 2020). */
@@ -43,6 +46,8 @@ interface ServedZone {
   /** Arena offsets of each name's answers by query-type slot (see served.ts). */
   slots: Uint32Array;
   nxdomain: number;
+  /** A signed zone's DO=1 answers (signed.ts), with its NSEC chain's canonical keys split. */
+  dnssec: (SignedZoneData & { keys: string[] }) | undefined;
 }
 
 export class Responder {
@@ -82,7 +87,8 @@ export class Responder {
         else if (name.startsWith('*.')) wildcards.set(ownCopy(name.slice(2)), i);
         i++;
       }
-      return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain };
+      const dnssec = z.dnssec && { ...z.dnssec, keys: z.dnssec.canonical.split('\n').map(ownCopy) };
+      return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain, dnssec };
     });
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
     this.draws = data.draws;
@@ -125,6 +131,7 @@ export class Responder {
       }
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
     this.outcome.zone = served.name;
+    if (q.dnssecOk && served.dnssec) return this.respondSigned(msg, q, served, served.dnssec, limit);
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = closestMatch(served.nodes, served.wildcards, qname);
     let at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
@@ -136,22 +143,66 @@ export class Responder {
     return this.finish(msg, q, at, this.arena[at]!, true, limit);
   }
 
-  /** @param at arena offset of the answer, or -1 for none */
-  private finish(msg: Buffer, q: Query, at: number, rcode: number, aa: boolean, limit: number): Outcome {
+  /**
+   * A query with DO to a signed zone (ADR 0106): the signed answer of the same slot, and for a name
+   * that does not exist (NXDOMAIN, or a wildcard's answer) the NSECs that cover it, found by a binary
+   * search over the chain; nothing is signed here.
+   */
+  private respondSigned(msg: Buffer, q: Query, served: ServedZone, d: ServedZone['dnssec'] & {}, limit: number): Outcome {
+    const qname = q.qname;
+    let index = served.nodes.get(qname);
+    let proof = -1;
+    let wildcardProof = -1;
+    if (index === undefined) {
+      let encloser = parentName(qname);
+      while (!served.nodes.has(encloser)) encloser = parentName(encloser);
+      index = served.wildcards.get(encloser);
+      const covering = coveringRank(d.keys, canonicalKey(qname));
+      proof = d.proofs[covering]!;
+      if (index === undefined) {
+        // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
+        const wildcardRank = d.wildcardCover[served.nodes.get(encloser)!]!;
+        if (wildcardRank !== covering) wildcardProof = d.proofs[wildcardRank]!;
+      }
+    }
+    let at = index === undefined ? d.nxdomain : d.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    if (at >= DRAW) {
+      const group = at - DRAW;
+      at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
+    }
+    return this.finish(msg, q, at, this.arena[at]!, true, limit, proof, wildcardProof);
+  }
+
+  /**
+   * @param at arena offset of the answer, or -1 for none
+   * @param extra, extra2 arena offsets of NSEC pieces appended to the authority section, or -1
+   */
+  private finish(
+    msg: Buffer,
+    q: Query,
+    at: number,
+    rcode: number,
+    aa: boolean,
+    limit: number,
+    extra = -1,
+    extra2 = -1,
+  ): Outcome {
     const arena = this.arena;
     const opt = q.edns ? OPT_LENGTH : 0;
     const qEnd = q.questionEnd;
     const movable = at < 0 ? 0 : arena.readUInt16BE(at + 8);
     const start = at < 0 ? 0 : at + TEMPLATE_HEADER + movable * 2;
     let sections = at < 0 ? 0 : arena.readUInt16BE(at + 6);
+    const extraLength = extra < 0 ? 0 : arena.readUInt16BE(extra + 6);
+    const extra2Length = extra2 < 0 ? 0 : arena.readUInt16BE(extra2 + 6);
     let truncated = false;
     // RFC 2181 section 9: if the answer does not fit, say so (TC) rather than send part of an RRset;
     // the client retries over TCP. RFC 6891 section 7: the OPT still goes with it.
-    if (qEnd + sections + opt > limit) {
+    if (qEnd + sections + extraLength + extra2Length + opt > limit) {
       truncated = true;
       sections = 0;
     }
-    const out = this.buffer(qEnd + sections + opt);
+    const out = this.buffer(qEnd + sections + (truncated ? 0 : extraLength + extra2Length) + opt);
     msg.copy(out, 0, 0, qEnd);
     out[2] = 0x80 | (aa ? 0x04 : 0) | (truncated ? 0x02 : 0) | (msg[2]! & 0x01); // QR, AA, TC, RD copied
     out[3] = (msg[3]! & 0x10) | (rcode & 0x0f); // CD copied (RFC 4035 section 3.1.6)
@@ -169,6 +220,10 @@ export class Responder {
           out.writeUInt16BE(out.readUInt16BE(p) + delta, p);
         }
       }
+    }
+    if (!truncated && extra >= 0) {
+      sections += appendPiece(arena, extra, extraLength, out, qEnd + sections);
+      if (extra2 >= 0) sections += appendPiece(arena, extra2, extra2Length, out, qEnd + sections);
     }
     if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, q.dnssecOk);
     return this.result(out, q.qtype, rcode, qEnd + sections + opt);
@@ -203,6 +258,13 @@ export class Responder {
  */
 function ownCopy(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'latin1').toString('latin1');
+}
+
+/** Copies an NSEC piece (two authority records, no pointers) to `at` and counts it; returns its length. */
+function appendPiece(arena: Buffer, piece: number, length: number, out: Buffer, at: number): number {
+  arena.copy(out, at, piece + TEMPLATE_HEADER, piece + TEMPLATE_HEADER + length);
+  out.writeUInt16BE(out.readUInt16BE(8) + arena.readUInt16BE(piece + 3), 8);
+  return length;
 }
 
 /** Header (and the question, when it parsed) of the query, with an error code and no records. */

@@ -9,12 +9,16 @@ import { T } from '../zone/rr.js';
 import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
+import { encodeSignedZone, type SignedZoneData } from './signed.js';
+import { SignedZone } from '../dnssec/signed-zone.js';
+import type { ZoneKey } from '../dnssec/key.js';
+import type { SignatureCache } from '../dnssec/rrsig.js';
 
 /**
  * Slot of each query type whose answers can differ; every other type gets the same (negative)
  * answer, slot 0.
  */
-export const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.ANY];
+export const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.DNSKEY, T.NSEC, T.ANY];
 export const SLOT_COUNT = SLOT_TYPES.length;
 export const SLOTS = new Uint8Array(65536);
 SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
@@ -41,6 +45,17 @@ export interface ServedZoneData {
   slots: Uint32Array;
   /** Arena offset of the zone's NXDOMAIN answer. */
   nxdomain: number;
+  /** A signed zone's answers to queries with DO (ADR 0106); undefined for a zone not signed. */
+  dnssec?: SignedZoneData;
+}
+
+/** What signs the zones that have a key, when they are encoded. */
+export interface ZoneSigning {
+  /** By zone apex. */
+  keys: ReadonlyMap<string, ZoneKey>;
+  signatures: SignatureCache;
+  /** Unix seconds. */
+  now: number;
 }
 
 export interface ServedData {
@@ -56,6 +71,11 @@ export function transferList(data: ServedData): ArrayBuffer[] {
     data.arena.buffer as ArrayBuffer,
     data.draws.buffer as ArrayBuffer,
     ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
+    ...data.zones.flatMap((z) =>
+      z.dnssec
+        ? [z.dnssec.slots.buffer, z.dnssec.proofs.buffer, z.dnssec.wildcardCover.buffer].map((b) => b as ArrayBuffer)
+        : [],
+    ),
   ];
 }
 
@@ -104,10 +124,14 @@ class Arena {
 const EMPTY = new Uint16Array(0);
 
 /** Encodes every answer of the zones (longest zone first, so a query lands in the most specific one). */
-export function encodeServed(zones: Zone[]): ServedData {
+export function encodeServed(zones: Zone[], signing?: ZoneSigning): ServedData {
   const arena = new Arena();
   const draws: number[] = [];
+  signing?.signatures.begin();
   const served = zones.map((zone): ServedZoneData => {
+    const key = signing?.keys.get(zone.name);
+    // Before the DO=0 answers: signing adds the DNSKEY and NSEC RRsets they answer too.
+    const signed = key && signing ? new SignedZone(zone, key, signing.signatures, signing.now) : undefined;
     const negative = zone.negativeSoa();
     const nodata = arena.add(
       encodeTemplate(zone.name, { rcode: RCODE.NOERROR, answer: [], authority: [negative] }, 'suffix'),
@@ -123,8 +147,10 @@ export function encodeServed(zones: Zone[]): ServedData {
       encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
       i++;
     }
-    return { name: zone.name, names: names.join('\n'), slots, nxdomain };
+    const dnssec = signed && encodeSignedZone(signed, SLOT_TYPES, (t) => arena.add(t), draws);
+    return { name: zone.name, names: names.join('\n'), slots, nxdomain, ...(dnssec ? { dnssec } : {}) };
   });
+  signing?.signatures.end();
   served.sort((a, b) => b.name.length - a.name.length);
   return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };
 }
