@@ -2,7 +2,14 @@
 // the --dnssec-key file hold), its DNSKEY RDATA, key tag and DS (RFC 4034
 // sections 2, 5 and appendix B). One key signs everything (a combined signing
 // key, CSK: flags 257), ADR 0106.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { nameWire } from './wire.js';
 
 /** DNSSEC algorithm numbers (IANA): ECDSAP256SHA256 (RFC 6605) and ED25519 (RFC 8080). */

@@ -27,12 +27,20 @@ const INCEPTION_SKEW = 3600;
 interface Kept {
   rdata: Buffer;
   expiration: number;
+  /** The build that last used it. */
+  build: number;
 }
+
+/**
+ * A signature no build used is forgotten after this many builds: a failover and its return, or
+ * a weighted variant that comes and goes, reuse their signatures rather than sign again.
+ */
+const KEEP_UNUSED_BUILDS = 8;
 
 /** Signatures by the canonical bytes of what they sign, kept by the build thread between builds. */
 export class SignatureCache {
-  private kept = new Map<string, Kept>();
-  private used = new Map<string, Kept>();
+  private readonly kept = new Map<string, Kept>();
+  private build = 0;
   /** Of the last build: signatures made and reused, and the earliest expiration (Unix seconds). */
   made = 0;
   reused = 0;
@@ -51,11 +59,12 @@ export class SignatureCache {
     this.reused = 0;
     this.earliestExpiration = Infinity;
     this.earliestBySigner = new Map();
-    this.used = new Map();
+    this.build++;
   }
 
   end(): void {
-    this.kept = this.used;
+    for (const [key, kept] of this.kept)
+      if (this.build - kept.build >= KEEP_UNUSED_BUILDS) this.kept.delete(key);
   }
 
   /**
@@ -75,7 +84,7 @@ export class SignatureCache {
     const sorted = [...rdatas].sort(Buffer.compare).filter((r, i, a) => i === 0 || !r.equals(a[i - 1]!));
     const records = Buffer.concat(sorted.map((r) => recordWire(owner, type, originalTtl, r)));
     const cacheKey = `${key.keyTag}/${key.algorithm}/${signer}/${records.toString('latin1')}`;
-    const known = this.used.get(cacheKey) ?? this.kept.get(cacheKey);
+    const known = this.kept.get(cacheKey);
     if (known && known.expiration - now > this.validity.refreshSeconds) {
       this.use(cacheKey, known, signer);
       this.reused++;
@@ -94,14 +103,15 @@ export class SignatureCache {
     const unsigned = Buffer.concat([head, nameWire(signer)]);
     // RFC 4034 section 3.1.8.1: the signature covers the RDATA before it, then the RRset.
     const signature = key.sign(Buffer.concat([unsigned, records]));
-    const made = { rdata: Buffer.concat([unsigned, signature]), expiration };
+    const made = { rdata: Buffer.concat([unsigned, signature]), expiration, build: this.build };
     this.use(cacheKey, made, signer);
     this.made++;
     return made.rdata;
   }
 
   private use(cacheKey: string, kept: Kept, signer: string): void {
-    this.used.set(cacheKey, kept);
+    kept.build = this.build;
+    this.kept.set(cacheKey, kept);
     if (kept.expiration < this.earliestExpiration) this.earliestExpiration = kept.expiration;
     if (kept.expiration < (this.earliestBySigner.get(signer) ?? Infinity))
       this.earliestBySigner.set(signer, kept.expiration);

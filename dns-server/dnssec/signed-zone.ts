@@ -143,7 +143,12 @@ export class SignedZone {
       set?.ttl ?? first.ttl,
       group.map((rr) => rdataWire(rr.data)),
     );
-    return { owner: first.owner, type: DNSSEC_T.RRSIG, ttl: first.ttl, data: { kind: 'bytes', bytes: rdata } };
+    return {
+      owner: first.owner,
+      type: DNSSEC_T.RRSIG,
+      ttl: first.ttl,
+      data: { kind: 'bytes', bytes: rdata },
+    };
   }
 
   private rrsig(owner: string, type: number, ttl: number, rdatas: Buffer[]): Buffer {

@@ -1,6 +1,6 @@
 // Canonical wire forms (RFC 4034 section 6): names uncompressed and in lower
 // case, record data as it is signed. The zone stores names lower case already.
-import { T, type RData } from '../zone/rr.js';
+import type { RData } from '../zone/rr.js';
 
 /** RR types DNSSEC adds (RFC 4034 section 2–4). */
 export const DNSSEC_T = { RRSIG: 46, NSEC: 47, DNSKEY: 48 } as const;
@@ -54,7 +54,7 @@ export function recordWire(owner: string, type: number, ttl: number, rdata: Uint
   const name = nameWire(owner);
   const out = Buffer.alloc(name.length + 10 + rdata.length);
   name.copy(out, 0);
-  let at = name.length;
+  const at = name.length;
   out.writeUInt16BE(type, at);
   out.writeUInt16BE(1, at + 2);
   out.writeUInt32BE(ttl >>> 0, at + 4);
@@ -70,9 +70,4 @@ export function recordWire(owner: string, type: number, ttl: number, rdata: Uint
  */
 export function canonicalKey(name: string): string {
   return name === '' ? '' : name.split('.').reverse().join('\x00');
-}
-
-/** True for the types whose records the zone signs; T.ANY etc. never are RRsets. */
-export function isDataType(type: number): boolean {
-  return type !== T.OPT && type !== T.ANY && type !== T.AXFR && type !== T.IXFR;
 }

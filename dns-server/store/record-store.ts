@@ -221,7 +221,13 @@ export class RecordStore {
     this.metrics.dnssec.clear();
     for (const s of reply.signed ?? []) {
       this.metrics.dnssec.set(s.zone, s);
-      this.log.info('zone signed', { zone: s.zone, keyTag: s.keyTag, ds: s.ds, made: s.made, reused: s.reused });
+      this.log.info('zone signed', {
+        zone: s.zone,
+        keyTag: s.keyTag,
+        ds: s.ds,
+        made: s.made,
+        reused: s.reused,
+      });
     }
     if (this.resignTimer) clearTimeout(this.resignTimer);
     this.resignTimer = undefined;

@@ -10,7 +10,15 @@ import { T } from '../zone/rr.js';
 import { closestMatch } from '../zone/wildcard.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
-import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
+import {
+  DRAW,
+  encodeServed,
+  SLOT_COUNT,
+  SLOTS,
+  TEMPLATE_HEADER,
+  type ServedData,
+  type ZoneSigning,
+} from './served.js';
 import type { SignedZoneData } from './signed.js';
 
 export interface ResponderOptions {
@@ -68,8 +76,8 @@ export class Responder {
   constructor(private readonly opts: ResponderOptions) {}
 
   /** Encodes the zones' answers and swaps them in (tests; the server loads from the builder). */
-  load(zones: Zone[]): void {
-    this.loadServed(encodeServed(zones));
+  load(zones: Zone[], signing?: ZoneSigning): void {
+    this.loadServed(encodeServed(zones, signing));
   }
 
   /**
@@ -148,7 +156,13 @@ export class Responder {
    * that does not exist (NXDOMAIN, or a wildcard's answer) the NSECs that cover it, found by a binary
    * search over the chain; nothing is signed here.
    */
-  private respondSigned(msg: Buffer, q: Query, served: ServedZone, d: ServedZone['dnssec'] & {}, limit: number): Outcome {
+  private respondSigned(
+    msg: Buffer,
+    q: Query,
+    served: ServedZone,
+    d: ServedZone['dnssec'] & {},
+    limit: number,
+  ): Outcome {
     const qname = q.qname;
     let index = served.nodes.get(qname);
     let proof = -1;

@@ -44,7 +44,13 @@ export function encodeSignedZone(
     }),
   );
   const nxdomain = add(
-    signedTemplate(signed, zone.name, { rcode: RCODE.NXDOMAIN, answer: [], authority: [negative] }, undefined, 'suffix'),
+    signedTemplate(
+      signed,
+      zone.name,
+      { rcode: RCODE.NXDOMAIN, answer: [], authority: [negative] },
+      undefined,
+      'suffix',
+    ),
   );
   const count = slotTypes.length;
   const slots = new Uint32Array(zone.nodes.size * count);
@@ -113,7 +119,10 @@ function encodeSignedDraw(
 ): number {
   const rrset = node.rrsets.get(type)!;
   const offsets = variants.map((v) => {
-    const one: ZoneNode = { ...node, rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]) };
+    const one: ZoneNode = {
+      ...node,
+      rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]),
+    };
     return add(fittingSigned(signed, one, type, mode));
   });
   const table = drawTable(variants.map((v) => v.weight));
