@@ -165,25 +165,26 @@ export class Responder {
   ): Outcome {
     const qname = q.qname;
     let index = served.nodes.get(qname);
-    let proof = -1;
-    let wildcardProof = -1;
+    let covering = -1;
+    let wildcardRank = -1;
     if (index === undefined) {
       let encloser = parentName(qname);
       while (!served.nodes.has(encloser)) encloser = parentName(encloser);
       index = served.wildcards.get(encloser);
-      const covering = coveringRank(d.keys, canonicalKey(qname));
-      proof = d.proofs[covering]!;
-      if (index === undefined) {
-        // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
-        const wildcardRank = d.wildcardCover[served.nodes.get(encloser)!]!;
-        if (wildcardRank !== covering) wildcardProof = d.proofs[wildcardRank]!;
-      }
+      covering = coveringRank(d.keys, canonicalKey(qname));
+      // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
+      if (index === undefined) wildcardRank = d.wildcardCover[served.nodes.get(encloser)!]!;
     }
     let at = index === undefined ? d.nxdomain : d.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
     if (at >= DRAW) {
       const group = at - DRAW;
       at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
     }
+    // A wildcard's NODATA carries the wildcard's NSEC already: not twice when it also covers the name.
+    if (index !== undefined && covering === d.ownRank[index] && this.arena.readUInt16BE(at + 1) === 0)
+      covering = -1;
+    const proof = covering < 0 ? -1 : d.proofs[covering]!;
+    const wildcardProof = wildcardRank < 0 || wildcardRank === covering ? -1 : d.proofs[wildcardRank]!;
     return this.finish(msg, q, at, this.arena[at]!, true, limit, proof, wildcardProof);
   }
 

@@ -73,9 +73,12 @@ export function transferList(data: ServedData): ArrayBuffer[] {
     ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
     ...data.zones.flatMap((z) =>
       z.dnssec
-        ? [z.dnssec.slots.buffer, z.dnssec.proofs.buffer, z.dnssec.wildcardCover.buffer].map(
-            (b) => b as ArrayBuffer,
-          )
+        ? [
+            z.dnssec.slots.buffer,
+            z.dnssec.proofs.buffer,
+            z.dnssec.wildcardCover.buffer,
+            z.dnssec.ownRank.buffer,
+          ].map((b) => b as ArrayBuffer)
         : [],
     ),
   ];

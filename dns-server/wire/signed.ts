@@ -21,7 +21,11 @@ export interface SignedZoneData {
   proofs: Uint32Array;
   /** For name i, the chain rank of the NSEC that covers "*.<name i>" (NXDOMAIN below name i). */
   wildcardCover: Uint32Array;
+  /** For name i, the chain rank of its own NSEC (NO_RANK for an empty non-terminal). */
+  ownRank: Uint32Array;
 }
+
+export const NO_RANK = 0xffffffff;
 
 type Add = (t: Template) => number;
 
@@ -55,9 +59,11 @@ export function encodeSignedZone(
   const count = slotTypes.length;
   const slots = new Uint32Array(zone.nodes.size * count);
   const wildcardCover = new Uint32Array(zone.nodes.size);
+  const ownRank = new Uint32Array(zone.nodes.size);
   let i = 0;
   for (const [name, node] of zone.nodes) {
     wildcardCover[i] = signed.chain.covering(name === '' ? '*' : `*.${name}`);
+    ownRank[i] = signed.chain.rankOf(name) ?? NO_RANK;
     const mode = node.wildcard ? 'wildcard' : 'no';
     let nodata: number | undefined;
     const nodataAt = (): number =>
@@ -75,7 +81,7 @@ export function encodeSignedZone(
     });
     i++;
   }
-  return { slots, nxdomain, canonical: signed.chain.keys.join('\n'), proofs, wildcardCover };
+  return { slots, nxdomain, canonical: signed.chain.keys.join('\n'), proofs, wildcardCover, ownRank };
 }
 
 function signedTemplate(
