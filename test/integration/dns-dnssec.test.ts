@@ -247,7 +247,7 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
         const query = dnsPacket.encode({
           type: 'query',
           id: 1,
-          questions: [{ name: owner, type: 'ANY', class: 'IN' }],
+          questions: [{ name: owner, type: 'ANY' as dnsPacket.RecordType, class: 'IN' }],
           additionals: [
             { type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnsPacket.DNSSEC_OK } as dnsPacket.Answer,
           ],
