@@ -11,11 +11,7 @@ import { promisify } from 'node:util';
 import dnsPacket from 'dns-packet';
 import { stringify } from 'yaml';
 import type { DNSRecord, HealthCheck } from '../../api/index.js';
-import { dsOf, generateKeyPem, parseKey, presentDnskey } from '../../dns-server/dnssec/key.js';
-import { SignatureCache } from '../../dns-server/dnssec/rrsig.js';
-import { SignedZone } from '../../dns-server/dnssec/signed-zone.js';
-import { zoneFileOf } from '../../dns-server/dnssec/zone-file.js';
-import { compileZones, type ZoneConfig } from '../../dns-server/zone/compile.js';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { dig, exchange, startDnsServer, startNsd, type DnsProcess } from '../support/dns.js';
 import { delv, delvAnchor, startUnbound } from '../support/dnssec.js';
 import { asRecordSets, generateQueries, generateZone } from '../support/dnszone.js';
@@ -23,17 +19,17 @@ import { eventually } from '../support/kube.js';
 
 const run = promisify(execFile);
 const ZONE = 'xcc.test';
-const CONFIG: ZoneConfig = {
-  name: ZONE,
-  mname: `ns1.${ZONE}`,
-  rname: `hostmaster.${ZONE}`,
-  nameServers: [`ns1.${ZONE}`],
-  ttl: 30,
-  refresh: 3600,
-  retry: 600,
-  expire: 86400,
-  minimum: 30,
-};
+
+/** A P-256 key in PKCS#8 PEM, and its public key as a DNSKEY holds it (RFC 6605 section 4: x || y). */
+function p256Key(): { pem: string; publicKey: string } {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
+  const xy = Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+  return {
+    pem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKey: xy.toString('base64'),
+  };
+}
 const tcpCheck = (port: number): HealthCheck => ({
   protocol: 'TCP',
   port,
@@ -54,12 +50,12 @@ async function listening(host: string): Promise<{ port: number; close(): Promise
 
 describe('DNSSEC: the dns-server signs when it compiles, validators agree', () => {
   const generated = generateZone({ hosts: 60, gateways: 10 }, ZONE);
-  const pem = generateKeyPem();
-  const key = parseKey(pem);
+  const { pem, publicKey } = p256Key();
   let dir: string;
   let ours: DnsProcess;
   let unbound: DnsProcess;
   let anchor: string;
+  let ds: string;
   const targets: { port: number; close(): Promise<void> }[] = [];
   let records: DNSRecord[];
 
@@ -119,8 +115,25 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
       const res = await fetch(`http://127.0.0.1:${ours.healthPort}/readyz`);
       if (res.status !== 200) throw new Error(`readyz ${res.status}`);
     });
-    anchor = delvAnchor(ZONE, presentDnskey(key), dir);
-    unbound = await startUnbound(ZONE, dsOf(ZONE, key), ours.port);
+    // The anchors: the key we gave, as the server publishes it; its DS as BIND computes it.
+    const dnskey = (await dig(ours.port, [ZONE, 'DNSKEY', '+tcp'])).answer[0]!;
+    const fields = dnskey.split(' ');
+    expect([...fields.slice(3, 7), fields.slice(7).join('')]).toEqual([
+      'DNSKEY',
+      '257',
+      '3',
+      '13',
+      publicKey,
+    ]);
+    const keyFile = path.join(dir, 'dnskey');
+    writeFileSync(keyFile, `${dnskey}\n`);
+    ds = (await run('dnssec-dsfromkey', ['-2', '-f', keyFile, ZONE])).stdout
+      .trim()
+      .split(/\s+/)
+      .slice(3)
+      .join(' ');
+    anchor = delvAnchor(ZONE, `257 3 13 ${fields.slice(7).join('')}`, dir);
+    unbound = await startUnbound(ZONE, ds, ours.port);
   }, 60_000);
 
   afterAll(async () => {
@@ -217,22 +230,16 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
     expect(tcp.answer.filter((l) => / RRSIG /.test(l))).toHaveLength(1);
   });
 
-  it('dnssec-verify and ldns-verify-zone accept the signed zone written out', async () => {
-    const built = compileZones(
-      asRecordSets(records, 100).map((set) => ({ source: 'test', set })),
-      [CONFIG],
-      1,
+  it('dnssec-verify and ldns-verify-zone accept the zone as the server serves it', async () => {
+    const file = path.join(dir, 'zone.served');
+    writeFileSync(
+      file,
+      await servedZone(ours.port, [ZONE, ...generated.owners, `shop.${ZONE}`, `fail.${ZONE}`]),
     );
-    const signed = new SignedZone(built.zones[0]!, key, new SignatureCache(), Math.floor(Date.now() / 1000));
-    const file = path.join(dir, 'zone.signed');
-    writeFileSync(file, zoneFileOf(ZONE, signed.records()));
     const bind = await run('dnssec-verify', ['-z', '-o', ZONE, file]);
     expect(bind.stderr + bind.stdout).toMatch(/Zone fully signed/);
     const ldns = await run('ldns-verify-zone', [file]);
     expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-    // BIND's DS for the key is the one the operator publishes.
-    const ds = await run('dnssec-dsfromkey', ['-2', '-f', file, ZONE]);
-    expect(ds.stdout.trim()).toBe(`${ZONE}. IN DS ${dsOf(ZONE, key)}`);
   });
 
   describe('against NSD serving the records our server signed', () => {
@@ -240,29 +247,7 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
     const policyNames = new Set([`shop.${ZONE}`, `fail.${ZONE}`]);
 
     beforeAll(async () => {
-      // Every RRset and its RRSIG, as our server answers ANY with DO at each name that holds data.
-      const lines = [`$ORIGIN ${ZONE}.`];
-      const seen = new Set<string>();
-      for (const owner of [ZONE, ...generated.owners, ...policyNames]) {
-        const query = dnsPacket.encode({
-          type: 'query',
-          id: 1,
-          questions: [{ name: owner, type: 'ANY' as dnsPacket.RecordType, class: 'IN' }],
-          additionals: [
-            { type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnsPacket.DNSSEC_OK } as dnsPacket.Answer,
-          ],
-        });
-        for (const rr of dnsPacket.decode(await exchange(ours.port, query, 'tcp')).answers ?? []) {
-          const codec = (dnsPacket as unknown as Record<string, { encode(d: unknown): Buffer }>)[
-            rr.type.toLowerCase()
-          ]!;
-          const rdata = codec.encode((rr as { data: unknown }).data).subarray(2);
-          const line = `${rr.name}. ${(rr as { ttl: number }).ttl} IN ${rr.type} \\# ${rdata.length} ${rdata.toString('hex')}`;
-          if (!seen.has(line)) lines.push(line);
-          seen.add(line);
-        }
-      }
-      nsd = await startNsd(ZONE, `${lines.join('\n')}\n`);
+      nsd = await startNsd(ZONE, await servedZone(ours.port, [ZONE, ...generated.owners, ...policyNames]));
     }, 60_000);
     afterAll(async () => nsd?.stop());
 
@@ -301,6 +286,35 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
     });
   });
 });
+
+/**
+ * The zone as the server serves it: every RRset and its RRSIG as the answer to ANY with DO at each
+ * name that holds data (our ANY answers every RRset, NSEC and DNSKEY included), in RFC 3597's form.
+ */
+async function servedZone(port: number, owners: string[]): Promise<string> {
+  const lines = [`$ORIGIN ${ZONE}.`];
+  const seen = new Set<string>();
+  for (const owner of owners) {
+    const query = dnsPacket.encode({
+      type: 'query',
+      id: 1,
+      questions: [{ name: owner, type: 'ANY' as dnsPacket.RecordType, class: 'IN' }],
+      additionals: [
+        { type: 'OPT', name: '.', udpPayloadSize: 4096, flags: dnsPacket.DNSSEC_OK } as dnsPacket.Answer,
+      ],
+    });
+    for (const rr of dnsPacket.decode(await exchange(port, query, 'tcp')).answers ?? []) {
+      const codec = (dnsPacket as unknown as Record<string, { encode(d: unknown): Buffer }>)[
+        rr.type.toLowerCase()
+      ]!;
+      const rdata = codec.encode((rr as { data: unknown }).data).subarray(2);
+      const line = `${rr.name}. ${(rr as { ttl: number }).ttl} IN ${rr.type} \\# ${rdata.length} ${rdata.toString('hex')}`;
+      if (!seen.has(line)) lines.push(line);
+      seen.add(line);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 function comparable(raw: Buffer) {
   const p = dnsPacket.decode(raw);
