@@ -30,6 +30,11 @@ export interface RuleOptions {
   refusedRatio: number;
   /** Seconds a change delivered to a dns-server may wait for its zone build. */
   zoneBuildPendingSeconds: number;
+  /**
+   * Seconds before the earliest signature of a signed zone expires below which
+   * CapiDnsServerDnssecSignaturesExpiring fires (ADR 0106: re-signed daily once under 7 days).
+   */
+  dnssecExpirySeconds: number;
   /** Where docs/operating.md's runbook is published; each alert links to its anchor. */
   runbookUrl: string;
 }
@@ -42,6 +47,7 @@ export const DEFAULT_RULE_OPTIONS: RuleOptions = {
   servfailRatio: 0.01,
   refusedRatio: 0.1,
   zoneBuildPendingSeconds: 300,
+  dnssecExpirySeconds: 3 * 86400,
   runbookUrl: 'https://github.com/capi-dns/capi-dns/blob/main/docs/operating.md',
 };
 
@@ -216,6 +222,14 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'warning',
           'dns-server {{ $labels.instance }} does not serve the latest records.',
           `A change delivered to {{ $labels.instance }} over ${o.zoneBuildPendingSeconds} s ago is not in its zones yet: the zone builds fail or do not run.`,
+        ),
+        alert(
+          'CapiDnsServerDnssecSignaturesExpiring',
+          `min by (cluster, instance, zone) (capi_dns_server_dnssec_signatures_expire_timestamp_seconds{${dns}}) - time() < ${o.dnssecExpirySeconds}`,
+          '10m',
+          'critical',
+          'dns-server {{ $labels.instance }} serves signatures of {{ $labels.zone }} that expire soon.',
+          `The earliest signature {{ $labels.instance }} serves for {{ $labels.zone }} expires in less than ${o.dnssecExpirySeconds / 86400} days: it has not signed again (builds failing, or no key since a restart while the management cluster was away). Validating resolvers will find the zone bogus once they expire.`,
         ),
       ],
     },
