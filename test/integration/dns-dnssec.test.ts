@@ -285,6 +285,46 @@ describe('DNSSEC: the dns-server signs when it compiles, validators agree', () =
       expect(negative).toBeGreaterThan(30);
     });
   });
+
+  // Last: it changes the key. CSK rollover with double DS (ADR 0106): the parent publishes the new
+  // key's DS beside the old one, then the zone switches key at once.
+  it('rolls the key over once: resolvers trusting both DS validate before and after the switch', async () => {
+    const next = p256Key();
+    const keyFile = path.join(dir, 'next-dnskey');
+    writeFileSync(keyFile, `${ZONE}. 30 IN DNSKEY 257 3 13 ${next.publicKey}\n`);
+    const nextDs = (await run('dnssec-dsfromkey', ['-2', '-f', keyFile, ZONE])).stdout
+      .trim()
+      .split(/\s+/)
+      .slice(3)
+      .join(' ');
+    const both = await startUnbound(ZONE, [ds, nextDs], ours.port);
+    try {
+      expect((await dig(both.port, ['+dnssec', `h1.c1.${ZONE}`, 'A'])).flags).toContain('ad');
+      // The switch: the key file replaced whole (a rename, as a Secret volume's symlink swap).
+      writeFileSync(path.join(dir, 'key.next'), next.pem);
+      await run('mv', [path.join(dir, 'key.next'), path.join(dir, 'key.pem')]);
+      await eventually(async () => {
+        const served = (await dig(ours.port, [ZONE, 'DNSKEY', '+tcp'])).answer[0] ?? '';
+        if (served.split(' ').slice(7).join('') !== next.publicKey) throw new Error(`still ${served}`);
+      }, 20_000);
+      await new Promise((r) => setTimeout(r, 1500)); // unbound's cache (cache-max-ttl 1)
+      for (const [name, type] of [
+        [`h1.c1.${ZONE}`, 'A'],
+        [`nothing.here.${ZONE}`, 'A'],
+        [`x.h1.c1.${ZONE}`, 'A'],
+      ]) {
+        const r = await dig(both.port, ['+dnssec', name!, type!]);
+        expect([name, r.flags.includes('ad')]).toEqual([name, true]);
+      }
+      const nextAnchor = delvAnchor(ZONE, `257 3 13 ${next.publicKey}`, path.join(dir));
+      expect((await delv(ours.port, nextAnchor, ZONE, `h1.c1.${ZONE}`, 'A')).validated).toBe(true);
+      // The old key alone no longer validates anything: the switch really happened.
+      const old = await delv(ours.port, anchor, ZONE, `h1.c1.${ZONE}`, 'A');
+      expect(old.validated).toBe(false);
+    } finally {
+      await both.stop();
+    }
+  });
 });
 
 /**

@@ -18,7 +18,7 @@ export interface Delv {
 /** A trust-anchors file for delv -a: the zone's DNSKEY as a static key. */
 export function delvAnchor(zone: string, dnskey: string, dir: string): string {
   const [flags, protocol, algorithm, key] = dnskey.split(' ');
-  const file = path.join(dir, 'delv-anchor');
+  const file = path.join(dir, `delv-anchor-${key!.slice(0, 12).replace(/[^A-Za-z0-9]/g, '_')}`);
   writeFileSync(
     file,
     `trust-anchors {\n  ${zone}. static-key ${flags} ${protocol} ${algorithm} "${key}";\n};\n`,
@@ -48,11 +48,24 @@ export function delv(port: number, anchor: string, zone: string, name: string, t
   });
 }
 
-/** unbound validating with `ds` ("<tag> <alg> <digest type> <digest>") as the zone's anchor. */
-export async function startUnbound(zone: string, ds: string, serverPort: number): Promise<DnsProcess> {
+/**
+ * unbound validating with `ds` ("<tag> <alg> <digest type> <digest>", one or several: a parent
+ * publishing two DS during a rollover) as the zone's anchor.
+ */
+export async function startUnbound(
+  zone: string,
+  ds: string | string[],
+  serverPort: number,
+): Promise<DnsProcess> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-unbound-'));
   const port = await freePort();
-  writeFileSync(path.join(dir, 'anchor'), `${zone}. IN DS ${ds}\n`);
+  writeFileSync(
+    path.join(dir, 'anchor'),
+    [ds]
+      .flat()
+      .map((d) => `${zone}. IN DS ${d}\n`)
+      .join(''),
+  );
   writeFileSync(
     path.join(dir, 'unbound.conf'),
     `server:
