@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
       new KeyFileSource({
         files: config.dnssecKeyFiles,
         pollMs: config.filePollMs,
-        onKeys: (keys) => store.setKeys(keys),
+        onKeys: (keys) => store.setKeys('files', keys),
         onError: () => void metrics.reloadErrors++,
         log,
       }),
@@ -95,6 +95,17 @@ async function main(argv: string[]): Promise<void> {
   // Zones declared once on the management cluster (DNSZone; ADR 0213), served beside the flags'.
   if (kc && config.kubernetes) {
     const { ZoneDeclarationSource } = await import('./sources/zones.js');
+    const { ZoneKeySource } = await import('./sources/zone-keys.js');
+    const keys = mgr.add(
+      new ZoneKeySource({
+        kubeConfig: kc,
+        namespace: config.kubernetes.namespace,
+        resyncMs: config.kubernetes.resyncMs,
+        onKeys: (k) => store.setKeys('declared', k),
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
     mgr.add(
       new ZoneDeclarationSource({
         kubeConfig: kc,
@@ -105,6 +116,7 @@ async function main(argv: string[]): Promise<void> {
         flagZones: config.zones,
         defaults: config.zoneDefaults,
         onZones: (zones) => store.setZones(zones),
+        onDeclared: (declared) => keys.setDeclared(declared),
         onError: () => void metrics.reloadErrors++,
         log,
       }),
