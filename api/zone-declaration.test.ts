@@ -5,9 +5,10 @@ describe('zone declarations', () => {
     const zones = [
       { name: 'b.example', nameServers: ['ns.example'] },
       { name: 'a.example', soa: { mname: 'ns1.example', ttl: 60 } },
+      { name: 'c.example', dnssec: { secret: 'capi-dns-dnssec-keys', key: 'c.example.pem' } },
     ];
     const text = zoneDeclarationText(zones);
-    expect(parseZoneDeclaration(text)).toEqual([zones[1], zones[0]]);
+    expect(parseZoneDeclaration(text)).toEqual([zones[1], zones[0], zones[2]]);
     expect(zoneDeclarationText([...zones].reverse())).toBe(text);
   });
   it('carries the glue of in-zone name servers', () => {
@@ -43,6 +44,13 @@ describe('zone declarations', () => {
       'zones[0].glue[0].addresses',
     ],
     ['glue not a list', '{"zones":[{"name":"a.example","glue":{}}]}', 'zones[0].glue: not a list'],
+    ['dnssec without a key', '{"zones":[{"name":"a.example","dnssec":{"secret":"s"}}]}', 'zones[0].dnssec'],
+    [
+      'dnssec naming no Secret',
+      '{"zones":[{"name":"a.example","dnssec":{"secret":"S!","key":"k"}}]}',
+      'zones[0].dnssec',
+    ],
+    ['dnssec that is not an object', '{"zones":[{"name":"a.example","dnssec":true}]}', 'zones[0].dnssec'],
   ])('refuses %s', (_what, text, message) => {
     expect(() => parseZoneDeclaration(text)).toThrow(message);
   });

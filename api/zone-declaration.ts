@@ -29,6 +29,13 @@ export interface SoaParameters {
   minimum?: number;
 }
 
+/**
+ * The one Secret, in each workload cluster's records namespace, that holds the signing keys of the
+ * signed zones the operator declares (ADR 0106): one name, so that the dns-server's Role can name
+ * it (resourceNames) and no other Secret is readable.
+ */
+export const DNSSEC_KEYS_SECRET = 'capi-dns-dnssec-keys';
+
 export interface DeclaredZone {
   name: string;
   soa?: SoaParameters;
@@ -44,6 +51,8 @@ export interface DeclaredZone {
    * served by its own clusters as a zone of its own). Answered as referrals.
    */
   cuts?: ZoneCut[];
+  /** Signed (ADR 0106): the PKCS#8 PEM private key is `key` of the Secret `secret` in the records namespace. */
+  dnssec?: { secret: string; key: string };
 }
 
 export interface ZoneCut {
@@ -78,7 +87,7 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
   return zones.map((z: unknown, i): DeclaredZone => {
     const at = `zones[${i}]`;
     if (typeof z !== 'object' || z === null) throw new ZoneDeclarationError(`${at}: not an object`);
-    const { name, soa, nameServers, glue, cuts } = z as Record<string, unknown>;
+    const { name, soa, nameServers, glue, cuts, dnssec } = z as Record<string, unknown>;
     if (typeof name !== 'string') throw new ZoneDeclarationError(`${at}: no name`);
     const problem = dnsZoneNameProblem(name);
     if (problem) throw new ZoneDeclarationError(`${at}: "${name}" is not a DNS name: it ${problem}`);
@@ -115,6 +124,21 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
     }
     if (glue !== undefined) out.glue = parseGlue(glue, name, `${at}.glue`);
     if (cuts !== undefined) out.cuts = parseCuts(cuts, name, `${at}.cuts`);
+    if (dnssec !== undefined) {
+      const d = dnssec as Record<string, unknown> | null;
+      // Secret names are DNS subdomains; data keys are [-._a-zA-Z0-9]+ (Kubernetes' own rules).
+      if (
+        typeof d !== 'object' ||
+        d === null ||
+        typeof d.secret !== 'string' ||
+        dnsZoneNameProblem(d.secret) ||
+        d.secret !== d.secret.toLowerCase() ||
+        typeof d.key !== 'string' ||
+        !/^[-._a-zA-Z0-9]{1,253}$/.test(d.key)
+      )
+        throw new ZoneDeclarationError(`${at}.dnssec: not {secret: <Secret name>, key: <data key>}`);
+      out.dnssec = { secret: d.secret, key: d.key };
+    }
     return out;
   });
 }

@@ -71,10 +71,11 @@ export function dnsperf(
   port: number,
   queryFile: string,
   seconds: number,
-  opts: { qps?: number; verbose?: boolean } = {},
+  opts: { qps?: number; verbose?: boolean; dnssecOk?: boolean } = {},
 ): Promise<PerfResult> {
   const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(seconds)];
   args.push('-q', '200', '-c', '1', '-T', '1');
+  if (opts.dnssecOk) args.push('-D');
   if (opts.qps) args.push('-Q', String(Math.round(opts.qps)));
   if (opts.verbose) args.push('-v');
   return new Promise((resolve, reject) => {

@@ -23,6 +23,8 @@ export interface Config {
   /** The SOA and NS flags: what a zone declared through the API (capi-dns-zones) gets unless it says otherwise. */
   zoneDefaults: ZoneDefaults;
   recordsFile: string | undefined;
+  /** Zones signed with a key from a file (--dnssec-key), by zone. */
+  dnssecKeyFiles: { zone: string; file: string }[];
   kubernetes:
     | {
         kubeconfig: string | undefined;
@@ -71,6 +73,11 @@ const FLAGS = {
     help: `zone to serve authoritatively, repeatable (default ${DEFAULT_ZONE})`,
   },
   'records-file': { type: 'string', help: 'YAML file of DNSRecordSet documents, reloaded when it changes' },
+  'dnssec-key': {
+    type: 'string',
+    multiple: true,
+    help: 'ZONE=FILE: sign ZONE with the PKCS#8 PEM private key (ECDSA P-256 or Ed25519) in FILE, reloaded when it changes; repeatable',
+  },
   kubeconfig: {
     type: 'string',
     help: 'kubeconfig of the cluster to watch DNSRecordSets in (implies --kubernetes)',
@@ -261,6 +268,7 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     zones,
     zoneDefaults: zoneDefaultsOf(flags),
     recordsFile,
+    dnssecKeyFiles: flags.list('dnssec-key').map(dnssecKeyFileOf),
     kubernetes: useKubernetes ? kubernetesOf(flags, kubeconfig, clustersetDomain, around) : undefined,
     maxUdpSize: flags.int('max-udp-size', 512, 65535),
     rateLimit: rateLimitOf(flags),
@@ -298,6 +306,12 @@ function rateLimitOf(flags: Flags): RateLimitOptions {
     ipv6PrefixLength: flags.int('rrl-ipv6-prefix-length', 0, 128),
     tableSize,
   };
+}
+
+function dnssecKeyFileOf(raw: string): { zone: string; file: string } {
+  const eq = raw.indexOf('=');
+  if (eq <= 0 || eq === raw.length - 1) throw new UsageError(`--dnssec-key ${raw}: ZONE=FILE`);
+  return { zone: nameOf(raw.slice(0, eq), 'dnssec-key'), file: raw.slice(eq + 1) };
 }
 
 function udpIoOf(raw: string): 'native' | 'dgram' {

@@ -74,6 +74,19 @@ async function main(argv: string[]): Promise<void> {
     config.workers > 1
       ? new AnsweringProcesses(answeringOptions(config), metrics, log)
       : new InProcessAnswering(answeringOptions(config), metrics, log, transferMetrics);
+  // Started before the store, so that the first build already signs (ADR 0106).
+  if (config.dnssecKeyFiles.length > 0) {
+    const { KeyFileSource } = await import('./sources/key-files.js');
+    mgr.add(
+      new KeyFileSource({
+        files: config.dnssecKeyFiles,
+        pollMs: config.filePollMs,
+        onKeys: (keys) => store.setKeys('files', keys),
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
+  }
   // Started before the sources: SOA and NS are served from the first moment (in a worker thread).
   const store = mgr.add(
     new RecordStore(
@@ -106,6 +119,17 @@ async function main(argv: string[]): Promise<void> {
   // Zones declared once on the management cluster (DNSZone; ADR 0213), served beside the flags'.
   if (kc && config.kubernetes) {
     const { ZoneDeclarationSource } = await import('./sources/zones.js');
+    const { ZoneKeySource } = await import('./sources/zone-keys.js');
+    const keys = mgr.add(
+      new ZoneKeySource({
+        kubeConfig: kc,
+        namespace: config.kubernetes.namespace,
+        resyncMs: config.kubernetes.resyncMs,
+        onKeys: (k) => store.setKeys('declared', k),
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
     mgr.add(
       new ZoneDeclarationSource({
         kubeConfig: kc,
@@ -116,6 +140,7 @@ async function main(argv: string[]): Promise<void> {
         flagZones: config.zones,
         defaults: config.zoneDefaults,
         onZones: (zones) => store.setZones(zones),
+        onDeclared: (declared) => keys.setDeclared(declared),
         onError: () => void metrics.reloadErrors++,
         log,
       }),

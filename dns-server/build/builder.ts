@@ -8,17 +8,21 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../runtime/log.js';
 import type { BuildReply, BuildRequest } from './messages.js';
 import type { ParseCache } from '../zone/compile.js';
+import type { SignatureCache } from '../dnssec/rrsig.js';
 
 export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 
 /** Builds in this thread (tests; also the fallback when a worker cannot start). */
 export function inProcessBuilder(): Builder {
   let cache: ParseCache | undefined;
+  let signatures: SignatureCache | undefined;
   return async (req) => {
     const { runBuild } = await import('./run.js');
     const { ParseCache } = await import('../zone/compile.js');
+    const { SignatureCache } = await import('../dnssec/rrsig.js');
     cache ??= new ParseCache();
-    return runBuild(req, cache);
+    signatures ??= new SignatureCache();
+    return runBuild(req, cache, signatures);
   };
 }
 

@@ -24,6 +24,8 @@ export interface BuildRequest {
   previousFingerprint: string;
   /** The probe targets this dns-server's probes find unhealthy now (traffic policy). */
   unhealthy: string[];
+  /** Signing keys (PKCS#8 PEM) of the zones signed (ADR 0106); zones without one are served unsigned. */
+  keys?: { zone: string; pem: string }[];
 }
 
 export interface LogEntry {
@@ -48,6 +50,8 @@ export interface BuildReply {
   answeringTiers: [string, number | null][];
   /** What the build had to say, logged by the caller. */
   logs: LogEntry[];
+  /** Per signed zone: the key tag, the DS and the earliest expiration of its signatures (Unix seconds). */
+  signed?: { zone: string; keyTag: number; ds: string; expires: number; made: number; reused: number }[];
   /** The build thread's heap after the build (set by worker.ts). */
   workerHeapBytes?: number;
 }

@@ -5,14 +5,29 @@
 // in process.
 import { parseRecordsFile } from '../sources/records-file.js';
 import type { Logger } from '../../runtime/log.js';
-import { encodeServed } from '../wire/served.js';
+import { encodeServed, type ZoneSigning } from '../wire/served.js';
 import { transferImageOf } from '../transfer/image.js';
+import { dsOf, KeyError, parseKey, type ZoneKey } from '../dnssec/key.js';
+import { SignatureCache } from '../dnssec/rrsig.js';
 import { compileZones, ParseCache, type SourcedRecordSet } from '../zone/compile.js';
 import { consume } from '../zone/consume.js';
 import type { BuildReply, BuildRequest, LogEntry } from './messages.js';
 
-/** @param cache kept by the caller between builds (see ParseCache) */
-export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()): BuildReply {
+/**
+ * A signed zone is built again at least this often (the store's timer), and its fingerprint changes
+ * with it, so that signatures within their refresh period are made again (ADR 0106).
+ */
+export const RESIGN_PERIOD_SECONDS = 86400;
+
+/**
+ * @param cache kept by the caller between builds (see ParseCache)
+ * @param signatures kept likewise: a build signs again only RRsets that changed or come due
+ */
+export function runBuild(
+  req: BuildRequest,
+  cache: ParseCache = new ParseCache(),
+  signatures: SignatureCache = new SignatureCache(),
+): BuildReply {
   const logs: LogEntry[] = [];
   const log = collectingLogger(logs);
   const broken: BuildReply['broken'] = [];
@@ -28,6 +43,16 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
       if (i.fresh) log.info('records file loaded', { source: i.source, recordSets: sets.length });
     } catch (err) {
       broken.push({ source: i.source, error: (err as Error).message });
+    }
+  }
+  const keys = new Map<string, ZoneKey>();
+  for (const { zone, pem } of req.keys ?? []) {
+    try {
+      keys.set(zone, parseKey(pem));
+    } catch (err) {
+      if (!(err instanceof KeyError)) throw err;
+      // As a broken records file: nothing of this build is served, the zone stays as it was.
+      broken.push({ source: `dnssec-key:${zone}`, error: `signing key of ${zone}: ${err.message}` });
     }
   }
   if (broken.length > 0)
@@ -46,8 +71,14 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
   // the zones made from it are not all held at the peak (with 100,000 records, tens of megabytes).
   req.inputs = [];
   const built = compileZones(consume(input), req.zones, req.serial, cache, new Set(req.unhealthy));
+  const now = Math.floor(Date.now() / 1000);
+  const fingerprint =
+    keys.size === 0
+      ? built.fingerprint
+      : `${built.fingerprint}/dnssec:${[...keys].map(([z, k]) => `${z}:${k.keyTag}:${k.dnskey.toString('hex')}`).join(',')}:${Math.floor(now / RESIGN_PERIOD_SECONDS)}`;
+  const signing: ZoneSigning | undefined = keys.size > 0 ? { keys, signatures, now } : undefined;
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
-  const served = built.fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones);
+  const served = fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones, signing);
   if (served) {
     const configs = new Map(req.zones.map((z) => [z.name, z]));
     served.transfer = built.zones.flatMap((z) => {
@@ -57,7 +88,21 @@ export function runBuild(req: BuildRequest, cache: ParseCache = new ParseCache()
   }
   return {
     served,
-    fingerprint: built.fingerprint,
+    fingerprint,
+    ...(served && signing
+      ? {
+          signed: [...keys]
+            .filter(([zone]) => req.zones.some((z) => z.name === zone))
+            .map(([zone, key]) => ({
+              zone,
+              keyTag: key.keyTag,
+              ds: dsOf(zone, key),
+              expires: signatures.earliestBySigner.get(zone) ?? 0,
+              made: signatures.made,
+              reused: signatures.reused,
+            })),
+        }
+      : {}),
     problems: built.problems,
     records: built.records,
     recordSets: input.length,

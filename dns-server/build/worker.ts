@@ -9,10 +9,12 @@ import { runBuild } from './run.js';
 import type { BuildRequest } from './messages.js';
 import { transferList } from '../wire/served.js';
 import { ParseCache } from '../zone/compile.js';
+import { SignatureCache } from '../dnssec/rrsig.js';
 
 const cache = new ParseCache();
+const signatures = new SignatureCache();
 parentPort!.on('message', (req: BuildRequest) => {
-  const reply = runBuild(req, cache);
+  const reply = runBuild(req, cache, signatures);
   reply.workerHeapBytes = getHeapStatistics().total_heap_size;
   parentPort!.postMessage(reply, reply.served ? transferList(reply.served) : []);
 });

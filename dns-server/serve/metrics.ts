@@ -57,6 +57,8 @@ export class Metrics {
   readonly lastSync = new Map<string, number>();
   /** Unix milliseconds of the oldest delivery not yet in the served zones; undefined when all are. */
   unbuiltSince: number | undefined;
+  /** Per signed zone, as of the last build that signed it (ADR 0106). */
+  readonly dnssec = new Map<string, { keyTag: number; expires: number; made: number; reused: number }>();
 
   /** Query counters of other processes (--workers), by process, as they last reported them. */
   private readonly peers = new Map<number, QueryCounters>();
@@ -305,6 +307,27 @@ export class Metrics {
       'Seconds since the oldest change delivered by a source that the served zones do not hold yet (0: they hold every change).',
       () => (this.unbuiltSince === undefined ? 0 : (Date.now() - this.unbuiltSince) / 1000),
     );
+    const dnssec = this.dnssec;
+    new Gauge({
+      name: 'capi_dns_server_dnssec_signatures_expire_timestamp_seconds',
+      help: 'Per signed zone, the Unix time the earliest signature served expires (re-signed daily; near: the build thread cannot sign).',
+      labelNames: ['zone', 'key_tag'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [zone, d] of dnssec) this.set({ zone, key_tag: String(d.keyTag) }, d.expires);
+      },
+    });
+    new Gauge({
+      name: 'capi_dns_server_dnssec_signatures_made',
+      help: 'Per signed zone, signatures made in its last build (the others were reused).',
+      labelNames: ['zone'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [zone, d] of dnssec) this.set({ zone }, d.made);
+      },
+    });
     new Gauge({
       name: 'capi_dns_server_last_sync_age_seconds',
       help: 'Seconds since each source last delivered its records.',

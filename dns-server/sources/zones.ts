@@ -37,6 +37,8 @@ export interface ZoneDeclarationSourceOptions {
   defaults: ZoneDefaults;
   /** The zones to serve now, every time the declaration changes. */
   onZones: (zones: ZoneConfig[]) => void;
+  /** The declaration as parsed (its signed zones name their keys), every time it changes. */
+  onDeclared?: (zones: DeclaredZone[]) => void;
   onError: (source: string) => void;
   log: Logger;
 }
@@ -108,5 +110,6 @@ export class ZoneDeclarationSource {
       });
     this.opts.log.info('zones declared', { source: this.name, zones: zones.map((z) => z.name) });
     this.opts.onZones(served.zones);
+    this.opts.onDeclared?.(zones);
   }
 }

@@ -19,6 +19,29 @@ describe('RecordStore', () => {
   const logged: string[] = [];
   const log = { ...silentLogger, error: (msg: string) => void logged.push(msg) };
 
+  it('signs with the last good key when a new one is refused, and builds once more, not in a loop', async () => {
+    const { generateKeyPem, parseKey } = await import('../dnssec/key.js');
+    const metrics = new Metrics();
+    const s = new RecordStore([zoneConfig()], () => undefined, metrics, log, {
+      debounceMs: 0,
+      builder: inProcessBuilder(),
+    });
+    const pem = generateKeyPem();
+    s.setKeys('files', [{ zone: 'xcc.test', pem }]);
+    await s.rebuild();
+    expect(metrics.dnssec.get('xcc.test')?.keyTag).toBe(parseKey(pem).keyTag);
+    const builds = metrics.reloads;
+    const errors = metrics.reloadErrors;
+    s.setKeys('files', [{ zone: 'xcc.test', pem: 'not a key' }]);
+    await s.rebuild();
+    await new Promise((r) => setTimeout(r, 200)); // the build after the refusal, and nothing more
+    expect(metrics.reloadErrors).toBe(errors + 1);
+    expect(metrics.reloads).toBe(builds);
+    expect(metrics.dnssec.get('xcc.test')?.keyTag).toBe(parseKey(pem).keyTag);
+    expect(logged).toContain('DNSSEC key refused; the zone stays served as it was');
+    s.stop();
+  });
+
   it('is ready only after a rebuild that includes every expected source', async () => {
     const { s } = store();
     s.expect('file');

@@ -4,12 +4,15 @@
 // hands the encoded answers to the responder. A source that fails keeps its
 // last good delivery: the server goes on answering with it.
 import type { Builder } from '../build/builder.js';
-import type { BuildReply, SourceInput } from '../build/messages.js';
+import type { BuildReply, BuildRequest, SourceInput } from '../build/messages.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from '../serve/metrics.js';
 import type { ServedData } from '../wire/served.js';
 import type { Problem, SourcedRecordSet, ZoneConfig } from '../zone/compile.js';
 import type { ProbeTarget } from '../zone/policy.js';
+
+/** The build reports a key it could not parse as this source, followed by the zone. */
+const KEY_SOURCE = 'dnssec-key:';
 
 export interface StoreOptions {
   /** Wait this long after a change for more changes before rebuilding. */
@@ -41,6 +44,13 @@ export class RecordStore {
   /** Deliveries so far: a build that began after the last one serves every change. */
   private deliveries = 0;
 
+  /** Signing keys by source (ADR 0106), and the timer that builds signed zones again before signatures come due. */
+  private readonly keysBySource = new Map<string, NonNullable<BuildRequest['keys']>>();
+  private keys: NonNullable<BuildRequest['keys']> = [];
+  /** The keys of the last build that succeeded: what a refused key falls back to. */
+  private goodKeys = new Map<string, string>();
+  private resignTimer: NodeJS.Timeout | undefined;
+
   /** The zones built: the flags' at first, with those declared through the API (setZones) later. */
   private zones: ZoneConfig[];
 
@@ -60,6 +70,24 @@ export class RecordStore {
     this.zones = zones;
     // The fingerprint covers the records: the same records in other zones are a change too.
     this.fingerprint = '';
+    this.schedule(0);
+  }
+
+  /**
+   * The zones' signing keys changed (PKCS#8 PEM): built again at once. A key that does not parse
+   * fails the build, and the zones stay served as they were (signed with the previous key, if any).
+   */
+  setKeys(source: string, keys: NonNullable<BuildRequest['keys']>): void {
+    this.keysBySource.set(source, keys);
+    // A zone keyed by two sources (a --dnssec-key file and a declaration): the file's, sorted first.
+    const byZone = new Map<string, string>();
+    for (const [, list] of [...this.keysBySource].sort(([a], [b]) => (a < b ? 1 : -1)))
+      for (const k of list) byZone.set(k.zone, k.pem);
+    const sorted = [...byZone]
+      .map(([zone, pem]) => ({ zone, pem }))
+      .sort((a, b) => (a.zone < b.zone ? -1 : 1));
+    if (JSON.stringify(sorted) === JSON.stringify(this.keys)) return;
+    this.keys = sorted;
     this.schedule(0);
   }
 
@@ -121,6 +149,7 @@ export class RecordStore {
 
   stop(): void {
     this.stopped = true;
+    if (this.resignTimer) clearTimeout(this.resignTimer);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.again = false;
@@ -141,14 +170,16 @@ export class RecordStore {
     const complete = [...this.expected].every((s) => this.bySource.has(s));
     const candidate = Math.max(this.serial + 1, Math.floor(began / 1000)) >>> 0;
     let reply: BuildReply;
+    const request: BuildRequest = {
+      inputs,
+      zones: this.zones,
+      serial: candidate,
+      previousFingerprint: this.fingerprint,
+      unhealthy: this.unhealthy,
+      ...(this.keys.length ? { keys: this.keys } : {}),
+    };
     try {
-      reply = await this.opts.builder({
-        inputs,
-        zones: this.zones,
-        serial: candidate,
-        previousFingerprint: this.fingerprint,
-        unhealthy: this.unhealthy,
-      });
+      reply = await this.opts.builder(request);
     } catch (err) {
       this.metrics.reloadErrors++;
       this.log.error('zone build failed; serving the previous data', { error: err });
@@ -158,6 +189,10 @@ export class RecordStore {
     if (reply.broken.length > 0) {
       // Back to the last good text of each broken file, and build again with the others' news.
       for (const { source, error } of reply.broken) {
+        if (source.startsWith(KEY_SOURCE)) {
+          this.keyRefused(source.slice(KEY_SOURCE.length), error);
+          continue;
+        }
         this.log.error('records file is broken; serving the last records read', { source, error });
         this.metrics.reloadErrors++;
         const failed = inputs.find((i) => i.source === source);
@@ -173,6 +208,7 @@ export class RecordStore {
       input.fresh = false;
       this.good.set(input.source, input);
     }
+    this.goodKeys = new Map(request.keys?.map((k) => [k.zone, k.pem]));
     this.reportProblems(reply.problems);
     this.opts.onPolicies?.(reply.probeTargets, reply.answeringTiers);
     this.metrics.recordProblems = reply.problems.length;
@@ -184,6 +220,7 @@ export class RecordStore {
     }
     this.serial = candidate;
     this.fingerprint = reply.fingerprint;
+    this.noteSigned(reply);
     this.load(reply.served, candidate);
     this.built ||= complete;
     this.metrics.records = reply.records;
@@ -196,6 +233,43 @@ export class RecordStore {
       skipped: reply.problems.length,
       ms: this.now() - began,
     });
+  }
+
+  /**
+   * A key the build could not parse: the zone goes back to the key it was last signed with (or
+   * unsigned, if it never was), so it stays served as it was, until a source delivers another key.
+   */
+  private keyRefused(zone: string, error: string): void {
+    this.log.error('DNSSEC key refused; the zone stays served as it was', { zone, error });
+    this.metrics.reloadErrors++;
+    const good = this.goodKeys.get(zone);
+    this.keys = this.keys.flatMap((k) => (k.zone !== zone ? [k] : good ? [{ zone, pem: good }] : []));
+  }
+
+  /** Metrics of the signed zones, and the next build that signs again what comes due. */
+  private noteSigned(reply: BuildReply): void {
+    this.metrics.dnssec.clear();
+    for (const s of reply.signed ?? []) {
+      this.metrics.dnssec.set(s.zone, s);
+      this.log.info('zone signed', {
+        zone: s.zone,
+        keyTag: s.keyTag,
+        ds: s.ds,
+        made: s.made,
+        reused: s.reused,
+      });
+    }
+    if (this.resignTimer) clearTimeout(this.resignTimer);
+    this.resignTimer = undefined;
+    if (!reply.signed?.length || this.stopped) return;
+    // The build's fingerprint changes every RESIGN_PERIOD_SECONDS (build/run.ts); a little after that.
+    const period = 86400_000;
+    const wait = period - (Date.now() % period) + 1000;
+    this.resignTimer = setTimeout(() => {
+      this.resignTimer = undefined;
+      this.schedule(0);
+    }, wait);
+    this.resignTimer.unref();
   }
 
   private schedule(ms: number): void {

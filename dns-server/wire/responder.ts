@@ -4,11 +4,23 @@
 // copies it behind the question as asked (so the case of the query name is
 // echoed, RFC 4343 section 4.1), patching only the ID, flags, counts and, for
 // longer synthesised names, a few pointers.
+import { coveringRank } from '../dnssec/nsec.js';
+import { canonicalKey } from '../dnssec/wire.js';
+import { parentName } from '../zone/name.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { NameTable, wireForm } from './name-table.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
-import { DRAW, encodeServed, SLOT_COUNT, SLOTS, TEMPLATE_HEADER, type ServedData } from './served.js';
+import {
+  DRAW,
+  encodeServed,
+  SLOT_COUNT,
+  SLOTS,
+  TEMPLATE_HEADER,
+  type ServedData,
+  type ZoneSigning,
+} from './served.js';
+import type { SignedZoneData } from './signed.js';
 
 export interface ResponderOptions {
   /** Largest UDP response whatever the client offers (RFC 6891 section 6.2.5; 1232 by DNS Flag Day 2020). */
@@ -52,6 +64,10 @@ interface ServedZone {
   nxdomain: number;
   /** Zone cuts (ADR 0215): the cut's name index → arena offset of its referral; empty in a zone without any. */
   cuts: Map<number, number>;
+  /** A signed zone's DO=1 answers (signed.ts), with its NSEC chain's canonical keys split and its names by string. */
+  dnssec:
+    | (SignedZoneData & { keys: string[]; nodes: Map<string, number>; wildcards: Map<string, number> })
+    | undefined;
 }
 
 const NO_CUTS: Map<number, number> = new Map();
@@ -74,8 +90,8 @@ export class Responder {
   constructor(private readonly opts: ResponderOptions) {}
 
   /** Encodes the zones' answers and swaps them in (tests; the server loads from the builder). */
-  load(zones: Zone[]): void {
-    this.loadServed(encodeServed(zones));
+  load(zones: Zone[], signing?: ZoneSigning): void {
+    this.loadServed(encodeServed(zones, signing));
   }
 
   /** Swaps in answers encoded elsewhere (a worker thread), used as they are. */
@@ -88,6 +104,7 @@ export class Responder {
       slots: z.slots,
       nxdomain: z.nxdomain,
       cuts: z.cuts ? new Map([...z.cuts].map((i) => [i, z.slots[i * SLOT_COUNT]!])) : NO_CUTS,
+      dnssec: z.dnssec && signedLookup(z.dnssec),
     }));
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
     this.draws = data.draws;
@@ -103,7 +120,7 @@ export class Responder {
     const q = parseQuery(msg);
     this.outcome.zone = undefined;
     if (q.status === DROP) return this.result(undefined, undefined, -1);
-    if (q.tsigAt >= 0 && this.opts.signed) return this.respondSigned(msg, transport);
+    if (q.tsigAt >= 0 && this.opts.signed) return this.respondTsig(msg, transport);
     if (q.status === ERROR)
       return this.result(
         errorResponse(msg, q.questionEnd, q.rcode, this.buffer(q.questionEnd)),
@@ -141,6 +158,7 @@ export class Responder {
       );
       if (referral >= 0) return this.finish(msg, q, referral, this.arena[referral]! & 0x0f, false, limit);
     }
+    if (q.dnssecOk && served.dnssec) return this.respondSigned(msg, q, served, served.dnssec, limit);
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = served.table.closestMatch(
       q.name,
@@ -159,7 +177,7 @@ export class Responder {
   }
 
   /** A query with TSIG: answered unsigned, then signed (never on the hot path: only secondaries sign). */
-  private respondSigned(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
+  private respondTsig(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
     let qtype: number | undefined;
     let rcode = -1;
     let zone: string | undefined;
@@ -172,22 +190,73 @@ export class Responder {
     return this.result(response, qtype, response ? response[3]! & 0x0f : rcode);
   }
 
-  /** @param at arena offset of the answer, or -1 for none */
-  private finish(msg: Buffer, q: Query, at: number, rcode: number, aa: boolean, limit: number): Outcome {
+  /**
+   * A query with DO to a signed zone (ADR 0106): the signed answer of the same slot, and for a name
+   * that does not exist (NXDOMAIN, or a wildcard's answer) the NSECs that cover it, found by a binary
+   * search over the chain; nothing is signed here.
+   */
+  private respondSigned(
+    msg: Buffer,
+    q: Query,
+    served: ServedZone,
+    d: ServedZone['dnssec'] & {},
+    limit: number,
+  ): Outcome {
+    const qname = q.qname;
+    let index = d.nodes.get(qname);
+    let covering = -1;
+    let wildcardRank = -1;
+    if (index === undefined) {
+      let encloser = parentName(qname);
+      while (!d.nodes.has(encloser)) encloser = parentName(encloser);
+      index = d.wildcards.get(encloser);
+      covering = coveringRank(d.keys, canonicalKey(qname));
+      // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
+      if (index === undefined) wildcardRank = d.wildcardCover[d.nodes.get(encloser)!]!;
+    }
+    let at = index === undefined ? d.nxdomain : d.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    if (at >= DRAW) {
+      const group = at - DRAW;
+      at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
+    }
+    // A wildcard's NODATA carries the wildcard's NSEC already: not twice when it also covers the name.
+    if (index !== undefined && covering === d.ownRank[index] && this.arena.readUInt16BE(at + 1) === 0)
+      covering = -1;
+    const proof = covering < 0 ? -1 : d.proofs[covering]!;
+    const wildcardProof = wildcardRank < 0 || wildcardRank === covering ? -1 : d.proofs[wildcardRank]!;
+    return this.finish(msg, q, at, this.arena[at]!, true, limit, proof, wildcardProof);
+  }
+
+  /**
+   * @param at arena offset of the answer, or -1 for none
+   * @param extra, extra2 arena offsets of NSEC pieces appended to the authority section, or -1
+   */
+  private finish(
+    msg: Buffer,
+    q: Query,
+    at: number,
+    rcode: number,
+    aa: boolean,
+    limit: number,
+    extra = -1,
+    extra2 = -1,
+  ): Outcome {
     const arena = this.arena;
     const opt = q.edns ? OPT_LENGTH : 0;
     const qEnd = q.questionEnd;
     const movable = at < 0 ? 0 : u16(arena, at + 8);
     const start = at < 0 ? 0 : at + TEMPLATE_HEADER + movable * 2;
     let sections = at < 0 ? 0 : u16(arena, at + 6);
+    const extraLength = extra < 0 ? 0 : u16(arena, extra + 6);
+    const extra2Length = extra2 < 0 ? 0 : u16(arena, extra2 + 6);
     let truncated = false;
     // RFC 2181 section 9: if the answer does not fit, say so (TC) rather than send part of an RRset;
     // the client retries over TCP. RFC 6891 section 7: the OPT still goes with it.
-    if (qEnd + sections + opt > limit) {
+    if (qEnd + sections + extraLength + extra2Length + opt > limit) {
       truncated = true;
       sections = 0;
     }
-    const out = this.buffer(qEnd + sections + opt);
+    const out = this.buffer(qEnd + sections + (truncated ? 0 : extraLength + extra2Length) + opt);
     copy(msg, 0, qEnd, out, 0);
     out[2] = 0x80 | (aa ? 0x04 : 0) | (truncated ? 0x02 : 0) | (msg[2]! & 0x01); // QR, AA, TC, RD copied
     out[3] = (msg[3]! & 0x10) | (rcode & 0x0f); // CD copied (RFC 4035 section 3.1.6)
@@ -206,6 +275,10 @@ export class Responder {
           setU16(out, p, u16(out, p) + delta);
         }
       }
+    }
+    if (!truncated && extra >= 0) {
+      sections += appendPiece(arena, extra, extraLength, out, qEnd + sections);
+      if (extra2 >= 0) sections += appendPiece(arena, extra2, extra2Length, out, qEnd + sections);
     }
     if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, q.dnssecOk);
     return this.result(out, q.qtype, rcode, qEnd + sections + opt);
@@ -230,6 +303,32 @@ export class Responder {
     o.rcode = rcode;
     return o;
   }
+}
+
+/**
+ * A signed zone's DO=1 lookup by name string: the signed path finds the closest encloser's NSEC
+ * proofs by name, off the unsigned hot path (ADR 0106).
+ */
+function signedLookup(d: SignedZoneData & { names: string }): ServedZone['dnssec'] {
+  const nodes = new Map<string, number>();
+  const wildcards = new Map<string, number>();
+  let i = 0;
+  for (const name of d.names.split('\n')) {
+    nodes.set(ownCopy(name), i);
+    if (name === '*') wildcards.set('', i);
+    else if (name.startsWith('*.')) wildcards.set(ownCopy(name.slice(2)), i);
+    i++;
+  }
+  return { ...d, keys: d.canonical.split('\n').map(ownCopy), nodes, wildcards };
+}
+
+/**
+ * `s` in memory of its own. `split` and `slice` return views into the whole string (V8's sliced
+ * strings, from 13 characters on); as Map keys those are read through their parent at every
+ * comparison (docs/adr/0105).
+ */
+function ownCopy(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'latin1').toString('latin1');
 }
 
 /**
@@ -266,6 +365,13 @@ function u16(b: Uint8Array, at: number): number {
 function setU16(b: Uint8Array, at: number, v: number): void {
   b[at] = v >>> 8;
   b[at + 1] = v;
+}
+
+/** Copies an NSEC piece (two authority records, no pointers) to `at` and counts it; returns its length. */
+function appendPiece(arena: Buffer, piece: number, length: number, out: Buffer, at: number): number {
+  arena.copy(out, at, piece + TEMPLATE_HEADER, piece + TEMPLATE_HEADER + length);
+  out.writeUInt16BE(out.readUInt16BE(8) + arena.readUInt16BE(piece + 3), 8);
+  return length;
 }
 
 /** Header (and the question, when it parsed) of the query, with an error code and no records. */

@@ -12,12 +12,16 @@ import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { buildNameTable, type NameTableData } from './name-table.js';
 import { encodeTemplate, type Template } from './template.js';
 import { imageBuffers, type TransferImage } from '../transfer/image.js';
+import { encodeSignedZone, type SignedZoneData } from './signed.js';
+import { SignedZone } from '../dnssec/signed-zone.js';
+import type { ZoneKey } from '../dnssec/key.js';
+import type { SignatureCache } from '../dnssec/rrsig.js';
 
 /**
  * Slot of each query type whose answers can differ; every other type gets the same (negative)
  * answer, slot 0.
  */
-export const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.ANY];
+export const SLOT_TYPES = [0, T.A, T.AAAA, T.CNAME, T.SRV, T.TXT, T.SOA, T.NS, T.DNSKEY, T.NSEC, T.ANY];
 export const SLOT_COUNT = SLOT_TYPES.length;
 export const SLOTS = new Uint8Array(65536);
 SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
@@ -46,6 +50,17 @@ export interface ServedZoneData {
   nxdomain: number;
   /** Indexes of the names that are zone cuts (their slots hold the referral); absent without cuts. */
   cuts?: Uint32Array;
+  /** A signed zone's answers to queries with DO (ADR 0106); undefined for a zone not signed. */
+  dnssec?: SignedZoneData;
+}
+
+/** What signs the zones that have a key, when they are encoded. */
+export interface ZoneSigning {
+  /** By zone apex. */
+  keys: ReadonlyMap<string, ZoneKey>;
+  signatures: SignatureCache;
+  /** Unix seconds. */
+  now: number;
 }
 
 export interface ServedData {
@@ -68,6 +83,15 @@ export function transferList(data: ServedData): ArrayBuffer[] {
       z.table.buckets.buffer as ArrayBuffer,
       z.table.wildcardOf.buffer as ArrayBuffer,
       ...(z.cuts ? [z.cuts.buffer as ArrayBuffer] : []),
+      ...(z.dnssec
+        ? [
+            z.dnssec.slots.buffer,
+            z.dnssec.proofs.buffer,
+            z.dnssec.wildcardCover.buffer,
+            z.dnssec.ownRank.buffer,
+          ]
+        : []
+      ).map((b) => b as ArrayBuffer),
     ]),
     ...imageBuffers(data.transfer ?? []),
   ];
@@ -118,10 +142,14 @@ class Arena {
 const EMPTY = new Uint16Array(0);
 
 /** Encodes every answer of the zones (longest zone first, so a query lands in the most specific one). */
-export function encodeServed(zones: Zone[]): ServedData {
+export function encodeServed(zones: Zone[], signing?: ZoneSigning): ServedData {
   const arena = new Arena();
   const draws: number[] = [];
+  signing?.signatures.begin();
   const served = zones.map((zone): ServedZoneData => {
+    const key = signing?.keys.get(zone.name);
+    // Before the DO=0 answers: signing adds the DNSKEY and NSEC RRsets they answer too.
+    const signed = key && signing ? new SignedZone(zone, key, signing.signatures, signing.now) : undefined;
     const negative = zone.negativeSoa();
     const nodata = arena.add(
       encodeTemplate(zone.name, { rcode: RCODE.NOERROR, answer: [], authority: [negative] }, 'suffix'),
@@ -145,14 +173,20 @@ export function encodeServed(zones: Zone[]): ServedData {
       } else encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
       i++;
     }
+    const dnssec = signed && {
+      ...encodeSignedZone(signed, SLOT_TYPES, (t) => arena.add(t), draws),
+      names: names.join('\n'),
+    };
     return {
       name: zone.name,
       table: buildNameTable(names),
       slots,
       nxdomain,
       ...(cuts.length ? { cuts: Uint32Array.from(cuts) } : {}),
+      ...(dnssec ? { dnssec } : {}),
     };
   });
+  signing?.signatures.end();
   served.sort((a, b) => b.name.length - a.name.length);
   return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };
 }

@@ -2,7 +2,7 @@
 // record data in a form the wire encoder can write without parsing again.
 import { parentName } from './name.js';
 
-/** RR TYPE values (RFC 1035 section 3.2.2, RFC 3596, RFC 2782, RFC 6891, RFC 1995). */
+/** RR TYPE values (RFC 1035 section 3.2.2, RFC 3596, RFC 2782, RFC 6891, RFC 4034, RFC 1995). */
 export const T = {
   A: 1,
   NS: 2,
@@ -12,6 +12,9 @@ export const T = {
   AAAA: 28,
   SRV: 33,
   OPT: 41,
+  RRSIG: 46,
+  NSEC: 47,
+  DNSKEY: 48,
   IXFR: 251,
   AXFR: 252,
   ANY: 255,

@@ -352,6 +352,28 @@ export const SCENARIOS: Scenario[] = [
       },
     ],
   },
+  {
+    // promtool's clock starts at 0: an expiry 2.99 days after it is near, one of 6 days is not.
+    name: 'signatures near expiry in one dns-server, fresh in another',
+    series: [
+      [
+        `capi_dns_server_dnssec_signatures_expire_timestamp_seconds{${DNS},instance="dns-1",zone="xcc.test",key_tag="1"}`,
+        '258000x30',
+      ],
+      [
+        `capi_dns_server_dnssec_signatures_expire_timestamp_seconds{${DNS},instance="dns-2",zone="xcc.test",key_tag="1"}`,
+        '518400x30',
+      ],
+    ],
+    checks: [
+      { at: '5m', alert: 'CapiDnsServerDnssecSignaturesExpiring', fires: [] },
+      {
+        at: '15m',
+        alert: 'CapiDnsServerDnssecSignaturesExpiring',
+        fires: [{ instance: 'dns-1', zone: 'xcc.test' }],
+      },
+    ],
+  },
 ];
 
 /** The `promtool test rules` file for SCENARIOS, reading the rules from `rulesFile`. */

@@ -34,6 +34,11 @@ export interface RuleOptions {
   zoneBuildPendingSeconds: number;
   /** Seconds a zone's secondary may stay behind the serial a dns-server serves (ADR 0216). */
   secondaryLagSeconds: number;
+  /**
+   * Seconds before the earliest signature of a signed zone expires below which
+   * CapiDnsServerDnssecSignaturesExpiring fires (ADR 0106: re-signed daily once under 7 days).
+   */
+  dnssecExpirySeconds: number;
   /** Where docs/operating.md's runbook is published; each alert links to its anchor. */
   runbookUrl: string;
 }
@@ -48,6 +53,7 @@ export const DEFAULT_RULE_OPTIONS: RuleOptions = {
   rateLimitedPerSecond: 100,
   zoneBuildPendingSeconds: 300,
   secondaryLagSeconds: 900,
+  dnssecExpirySeconds: 3 * 86400,
   runbookUrl: 'https://github.com/capi-dns/capi-dns/blob/main/docs/operating.md',
 };
 
@@ -256,6 +262,14 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'warning',
           'Secondary {{ $labels.secondary }} of {{ $labels.zone }} is behind {{ $labels.instance }}.',
           `Secondary {{ $labels.secondary }} has not taken the serial of {{ $labels.zone }} that {{ $labels.instance }} has served for over ${o.secondaryLagSeconds} s: it answers old data.`,
+        ),
+        alert(
+          'CapiDnsServerDnssecSignaturesExpiring',
+          `min by (cluster, instance, zone) (capi_dns_server_dnssec_signatures_expire_timestamp_seconds{${dns}}) - time() < ${o.dnssecExpirySeconds}`,
+          '10m',
+          'critical',
+          'dns-server {{ $labels.instance }} serves signatures of {{ $labels.zone }} that expire soon.',
+          `The earliest signature {{ $labels.instance }} serves for {{ $labels.zone }} expires in less than ${o.dnssecExpirySeconds / 86400} days: it has not signed again (builds failing, or no key since a restart while the management cluster was away). Validating resolvers will find the zone bogus once they expire.`,
         ),
       ],
     },

@@ -140,6 +140,14 @@ rules:
       - get
       - list
       - watch
+  - apiGroups:
+      - ""
+    resourceNames:
+      - capi-dns-dnssec-keys
+    resources:
+      - secrets
+    verbs:
+      - get
 {{- end }}
 ---
 {{- if $.root.Values.dnsServer.rbac.create }}
@@ -506,6 +514,15 @@ spec:
           for: 5m
           labels:
             severity: warning
+        - alert: CapiDnsServerDnssecSignaturesExpiring
+          annotations:
+            description: "The earliest signature {{ "{{" }} $labels.instance {{ "}}" }} serves for {{ "{{" }} $labels.zone {{ "}}" }} expires in less than 3 days: it has not signed again (builds failing, or no key since a restart while the management cluster was away). Validating resolvers will find the zone bogus once they expire."
+            runbook_url: {{ printf "%s#capidnsserverdnssecsignaturesexpiring" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} serves signatures of {{ "{{" }} $labels.zone {{ "}}" }} that expire soon.
+          expr: min by (cluster, instance, zone) (capi_dns_server_dnssec_signatures_expire_timestamp_seconds{job="capi-dns-server"}) - time() < 259200
+          for: 10m
+          labels:
+            severity: critical
 {{- end }}
 {{- if $.root.Values.dnsServer.expose.enabled }}
 ---

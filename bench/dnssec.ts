@@ -1,0 +1,254 @@
+// Benchmark: what signing costs (ADR 0106), in one run, interleaved.
+//
+// 1. Compile: one build of the generated zone (build/run.ts, as the build thread runs it) in a
+//    fresh process each, unsigned and signed in turn, `--runs` times: wall time and the peak
+//    resident memory; for signed, also the next build after one record changed, with the
+//    signatures kept (what a change costs once the zone is signed).
+// 2. Answers: dnsperf saturating, in turns: NSD serving the same records signed with the same key
+//    (the reference) with DO=1 and DO=0, our signed server with DO=1 and DO=0, our server without a
+//    key (DO=0: what the issue's target is measured against).
+// 3. Sizes: the first 20,000 queries of the query file answered in process with DO=1 and DO=0:
+//    mean and largest response, and how many would be truncated (TC, then TCP) at 1232 and 512.
+//
+//   npm run bench:dnssec -- [--records 20000] [--seconds 5] [--runs 2]
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import dnsPacket from 'dns-packet';
+import { stringify } from 'yaml';
+import { startNsd, type DnsProcess } from '../test/support/dns.js';
+import { asRecordSets } from '../test/support/dnszone.js';
+import { generateKeyPem, parseKey } from '../dns-server/dnssec/key.js';
+import { SignatureCache } from '../dns-server/dnssec/rrsig.js';
+import { SignedZone } from '../dns-server/dnssec/signed-zone.js';
+import { zoneFileOf } from '../dns-server/dnssec/zone-file.js';
+import { runBuild } from '../dns-server/build/run.js';
+import { Responder } from '../dns-server/wire/responder.js';
+import { compileZones, type ZoneConfig } from '../dns-server/zone/compile.js';
+import {
+  dnsperf,
+  loadAverage,
+  machine,
+  startBuild,
+  writeWorkload,
+  ZONE,
+  type ServerProcess,
+} from './dns-load.js';
+
+const CONFIG: ZoneConfig = {
+  name: ZONE,
+  mname: `ns1.${ZONE}`,
+  rname: `hostmaster.${ZONE}`,
+  nameServers: [`ns1.${ZONE}`],
+  ttl: 30,
+  refresh: 3600,
+  retry: 600,
+  expire: 86400,
+  minimum: 30,
+};
+
+interface CompileFigures {
+  ms: number;
+  peakRssMb: number;
+  signatures: number;
+  /** Signed only: the next build after one record changed, signatures kept. */
+  nextMs?: number;
+  nextSignatures?: number;
+}
+
+/** Child mode: one build (and, signed, the next), figures as JSON on stdout. */
+function compileChild(recordsFile: string, keyFile: string | undefined): void {
+  const yaml = readFileSync(recordsFile, 'utf8');
+  const keys = keyFile ? [{ zone: ZONE, pem: readFileSync(keyFile, 'utf8') }] : undefined;
+  const signatures = new SignatureCache();
+  const build = (text: string) => {
+    const began = performance.now();
+    const reply = runBuild(
+      {
+        inputs: [{ source: `file:${recordsFile}`, yaml: text }],
+        zones: [CONFIG],
+        serial: 1,
+        previousFingerprint: '',
+        unhealthy: [],
+        ...(keys ? { keys } : {}),
+      },
+      undefined,
+      signatures,
+    );
+    if (!reply.served) throw new Error(`build failed: ${JSON.stringify(reply.broken)}`);
+    return performance.now() - began;
+  };
+  const ms = build(yaml);
+  const out: CompileFigures = {
+    ms,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    signatures: signatures.made,
+  };
+  if (keys) {
+    const changed = stringify(
+      asRecordSets([{ name: `changed.${ZONE}`, type: 'A', values: ['10.9.9.9'] }])[0],
+    );
+    out.nextMs = build(`${yaml}---\n${changed}`);
+    out.nextSignatures = signatures.made;
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+function compileIn(recordsFile: string, keyFile: string | undefined): CompileFigures {
+  const r = spawnSync(
+    process.execPath,
+    [import.meta.filename, '--compile-child', recordsFile, ...(keyFile ? ['--key', keyFile] : [])],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
+  if (r.status !== 0) throw new Error(`compile child failed (${r.status}):\n${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as CompileFigures;
+}
+
+function sizes(records: Parameters<typeof asRecordSets>[0], queryFile: string, pem: string): string[] {
+  const zones = compileZones(
+    asRecordSets(records).map((set) => ({ source: 'bench', set })),
+    [CONFIG],
+    1,
+  ).zones;
+  const r = new Responder({ maxUdpSize: 65535 });
+  r.load(zones, {
+    keys: new Map([[ZONE, parseKey(pem)]]),
+    signatures: new SignatureCache(),
+    now: Math.floor(Date.now() / 1000),
+  });
+  const queries = readFileSync(queryFile, 'utf8').trim().split('\n').slice(0, 20_000);
+  const out: string[] = [];
+  for (const dnssecOk of [false, true]) {
+    let total = 0;
+    let largest = 0;
+    let over1232 = 0;
+    let over512 = 0;
+    for (const [i, line] of queries.entries()) {
+      const [name, type] = line.split(' ');
+      const msg = dnsPacket.encode({
+        type: 'query',
+        id: i,
+        questions: [{ name: name!, type: type as dnsPacket.RecordType, class: 'IN' }],
+        additionals: [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: 65535,
+            flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0,
+          } as dnsPacket.Answer,
+        ],
+      });
+      const n = r.respond(msg, 'tcp').length;
+      total += n;
+      largest = Math.max(largest, n);
+      if (n > 1232) over1232++;
+      if (n > 512) over512++;
+    }
+    out.push(
+      `  DO=${dnssecOk ? 1 : 0}: mean ${(total / queries.length).toFixed(0)} octets, largest ${largest}; ` +
+        `truncated (TC, then TCP) at 1232: ${((100 * over1232) / queries.length).toFixed(2)} %, at 512: ${((100 * over512) / queries.length).toFixed(2)} %`,
+    );
+  }
+  return out;
+}
+
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      records: { type: 'string', default: '20000' },
+      seconds: { type: 'string', default: '5' },
+      runs: { type: 'string', default: '2' },
+      'compile-child': { type: 'string' },
+      key: { type: 'string' },
+    },
+  });
+  if (values['compile-child']) return compileChild(values['compile-child'], values.key);
+  const runs = Number(values.runs);
+  const seconds = Number(values.seconds);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-bench-dnssec-'));
+  const processes: (ServerProcess | DnsProcess)[] = [];
+  try {
+    console.log(machine());
+    const load = writeWorkload(dir, Number(values.records));
+    const pem = generateKeyPem();
+    const keyFile = path.join(dir, 'key.pem');
+    writeFileSync(keyFile, pem);
+    console.log(`zone: ${load.records} records; ${runs} interleaved runs per side`);
+
+    const unsigned: CompileFigures[] = [];
+    const signed: CompileFigures[] = [];
+    for (let run = 0; run < runs; run++) {
+      unsigned.push(compileIn(load.recordsFile, undefined));
+      signed.push(compileIn(load.recordsFile, keyFile));
+    }
+    console.log('compile (one build in a fresh process; runs, then min–max):');
+    console.log(
+      `  unsigned: ${unsigned.map((c) => `${c.ms.toFixed(0)} ms, peak RSS ${c.peakRssMb.toFixed(0)} MB`).join('; ')}`,
+    );
+    console.log(
+      `  signed:   ${signed.map((c) => `${c.ms.toFixed(0)} ms, peak RSS ${c.peakRssMb.toFixed(0)} MB, ${c.signatures} signatures`).join('; ')}`,
+    );
+    console.log(
+      `  signed, next build after one record changed: ${signed.map((c) => `${c.nextMs!.toFixed(0)} ms, ${c.nextSignatures} signatures made`).join('; ')}`,
+    );
+    console.log(`  ${loadAverage()}`);
+
+    // NSD gets the same records signed with the same key (its own signatures: same sizes and work).
+    const built = compileZones(
+      asRecordSets(load.zone.records).map((set) => ({ source: 'bench', set })),
+      [CONFIG],
+      1,
+    );
+    const signedZone = new SignedZone(
+      built.zones[0]!,
+      parseKey(pem),
+      new SignatureCache(),
+      Math.floor(Date.now() / 1000),
+    );
+    const nsd = await startNsd(ZONE, zoneFileOf(ZONE, signedZone.records()));
+    processes.push(nsd);
+    const oursSigned = await startBuild(path.join(import.meta.dirname, '..'), load.recordsFile, {
+      args: ['--dnssec-key', `${ZONE}=${keyFile}`],
+    });
+    processes.push(oursSigned);
+    const oursPlain = await startBuild(path.join(import.meta.dirname, '..'), load.recordsFile);
+    processes.push(oursPlain);
+    const sides: { label: string; port: number; dnssecOk: boolean }[] = [
+      { label: 'NSD signed, DO=1', port: nsd.port, dnssecOk: true },
+      { label: 'dns-server signed, DO=1', port: oursSigned.port, dnssecOk: true },
+      { label: 'dns-server signed, DO=0', port: oursSigned.port, dnssecOk: false },
+      { label: 'dns-server unsigned, DO=0', port: oursPlain.port, dnssecOk: false },
+      { label: 'NSD signed, DO=0', port: nsd.port, dnssecOk: false },
+    ];
+    for (const s of sides) await dnsperf(s.port, load.queryFile, 1, { dnssecOk: s.dnssecOk }); // warm-up
+    const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
+    const loads: string[] = [];
+    for (let run = 0; run < runs; run++) {
+      for (const s of sides)
+        qps
+          .get(s.label)!
+          .push((await dnsperf(s.port, load.queryFile, seconds, { dnssecOk: s.dnssecOk })).qps);
+      loads.push(loadAverage());
+    }
+    const plain = qps.get('dns-server unsigned, DO=0')!;
+    console.log(
+      `answers (dnsperf ${seconds} s, 200 outstanding, saturating; runs, min–max, × our unsigned of the same round):`,
+    );
+    for (const [label, xs] of qps)
+      console.log(
+        `  ${label.padEnd(26)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}`,
+      );
+    console.log(`  ${loads.join('; ')}`);
+    console.log('answer sizes (first 20,000 queries of the query file, in process):');
+    for (const line of sizes(load.zone.records, load.queryFile, pem)) console.log(line);
+  } finally {
+    for (const p of processes.reverse()) await p.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,229 @@
+import dnsPacket from 'dns-packet';
+import { probeTargetId, type DNSRecord } from '../../api/index.js';
+import { generateKeyPem, parseKey } from '../dnssec/key.js';
+import { SignatureCache } from '../dnssec/rrsig.js';
+import { compileZones } from '../zone/compile.js';
+import {
+  EXAMPLE_RECORDS,
+  HTTP_CHECK,
+  recordSet,
+  sourced,
+  zoneConfig,
+} from '../zone/fixtures.test-support.js';
+import { Responder } from './responder.js';
+import type { ZoneSigning } from './served.js';
+
+const KEY = parseKey(generateKeyPem());
+const NOW = 1_800_000_000;
+const WEIGHTED: DNSRecord[] = [
+  {
+    name: 'shop.xcc.test',
+    type: 'A',
+    values: ['10.1.0.1'],
+    policy: { cluster: 'a', tier: 0, weight: 1, healthCheck: HTTP_CHECK },
+  },
+  {
+    name: 'shop.xcc.test',
+    type: 'A',
+    values: ['10.1.0.2'],
+    policy: { cluster: 'b', tier: 0, weight: 1, healthCheck: HTTP_CHECK },
+  },
+];
+const BIG: DNSRecord = {
+  name: 'big.xcc.test',
+  type: 'A',
+  values: Array.from({ length: 40 }, (_, i) => `10.2.0.${i + 1}`),
+};
+
+function zones(unhealthy = new Set<string>(), extra: DNSRecord[] = []) {
+  return compileZones(
+    sourced(recordSet('example', [...EXAMPLE_RECORDS, ...WEIGHTED, BIG, ...extra])),
+    [zoneConfig()],
+    7,
+    undefined,
+    unhealthy,
+  ).zones;
+}
+
+function responder(signing?: ZoneSigning, unhealthy?: Set<string>, extra?: DNSRecord[]): Responder {
+  const r = new Responder({ maxUdpSize: 1232 });
+  r.load(zones(unhealthy, extra), signing);
+  return r;
+}
+
+const signing = (signatures = new SignatureCache()): ZoneSigning => ({
+  keys: new Map([['xcc.test', KEY]]),
+  signatures,
+  now: NOW,
+});
+
+function query(name: string, type: string, opts: { do?: boolean; edns?: number } = {}): Buffer {
+  const edns = opts.edns ?? (opts.do ? 1232 : undefined);
+  return dnsPacket.encode({
+    type: 'query',
+    id: 7,
+    flags: 0,
+    questions: [{ name, type: type as dnsPacket.RecordType, class: 'IN' }],
+    additionals:
+      edns !== undefined
+        ? [
+            {
+              type: 'OPT',
+              name: '.',
+              udpPayloadSize: edns,
+              flags: opts.do ? dnsPacket.DNSSEC_OK : 0,
+            } as dnsPacket.Answer,
+          ]
+        : [],
+  });
+}
+
+function ask(r: Responder, msg: Buffer, transport: 'udp' | 'tcp' = 'udp') {
+  const out = r.respond(msg, transport);
+  const raw = Buffer.from(out.response!.subarray(0, out.length));
+  return { raw, packet: dnsPacket.decode(raw) };
+}
+
+const rcodeOf = (p: dnsPacket.Packet) => (p as { rcode?: string }).rcode;
+const types = (rrs: dnsPacket.Answer[] | undefined) => (rrs ?? []).map((a) => a.type);
+
+const CORPUS: [string, string][] = [
+  ['a.xcc.test', 'A'],
+  ['a.xcc.test', 'AAAA'],
+  ['a.xcc.test', 'TXT'],
+  ['www.xcc.test', 'A'],
+  ['chain.xcc.test', 'AAAA'],
+  ['dangling.xcc.test', 'A'],
+  ['nothing.xcc.test', 'A'],
+  ['x.y.z.xcc.test', 'A'],
+  ['q.gateway.cluster-a.dev-team.clusters.xcc.test', 'A'],
+  ['q.r.gateway.cluster-a.dev-team.clusters.xcc.test', 'TXT'],
+  ['_http._tcp.svc.xcc.test', 'SRV'],
+  ['xcc.test', 'SOA'],
+  ['xcc.test', 'NS'],
+  ['big.xcc.test', 'A'],
+  ['any.wild.xcc.test', 'A'],
+];
+
+describe('a signed zone', () => {
+  it('answers queries without DO byte for byte as the same zone unsigned', () => {
+    const plain = responder();
+    const signed = responder(signing());
+    for (const [name, type] of CORPUS)
+      for (const opts of [{}, { edns: 1232 }, { edns: 512 }]) {
+        const msg = query(name, type, opts);
+        expect([name, type, ask(signed, msg).raw.toString('hex')]).toEqual([
+          name,
+          type,
+          ask(plain, msg).raw.toString('hex'),
+        ]);
+        expect(ask(signed, msg, 'tcp').raw.equals(ask(plain, msg, 'tcp').raw)).toBe(true);
+      }
+  });
+
+  it('answers DO queries with an RRSIG after each RRset, sets no AD and echoes DO', () => {
+    const r = responder(signing());
+    const { packet } = ask(r, query('a.xcc.test', 'A', { do: true }));
+    expect(types(packet.answers)).toEqual(['A', 'A', 'RRSIG']);
+    const sig = packet.answers![2] as dnsPacket.Answer & {
+      data: {
+        typeCovered: string;
+        algorithm: number;
+        labels: number;
+        signersName: string;
+        keyTag: number;
+        expiration: number;
+        inception: number;
+      };
+    };
+    expect(sig.data).toMatchObject({
+      typeCovered: 'A',
+      algorithm: 13,
+      labels: 3,
+      signersName: 'xcc.test',
+      keyTag: KEY.keyTag,
+    });
+    expect(sig.data.inception).toBe(NOW - 3600);
+    expect(sig.data.expiration).toBeGreaterThan(NOW + 13 * 86400);
+    expect(packet.flags! & 0x20).toBe(0); // AD is a validator's to set
+    const opt = packet.additionals!.find((a) => a.type === 'OPT') as { flags?: number };
+    expect(opt.flags! & dnsPacket.DNSSEC_OK).toBeTruthy();
+  });
+
+  it('proves NXDOMAIN with the SOA and two NSECs, each signed', () => {
+    const { packet } = ask(responder(signing()), query('nothing.xcc.test', 'A', { do: true }));
+    expect(rcodeOf(packet)).toBe('NXDOMAIN');
+    expect(types(packet.authorities).sort()).toEqual(['NSEC', 'NSEC', 'RRSIG', 'RRSIG', 'RRSIG', 'SOA']);
+  });
+
+  it('proves NODATA with the NSEC at the name', () => {
+    const { packet } = ask(responder(signing()), query('a.xcc.test', 'TXT', { do: true }));
+    expect(rcodeOf(packet)).toBe('NOERROR');
+    const nsec = packet.authorities!.find((a) => a.type === 'NSEC') as {
+      name: string;
+      data: { rrtypes: string[] };
+    };
+    expect(nsec.name).toBe('a.xcc.test');
+    expect(nsec.data.rrtypes).toEqual(['A', 'AAAA', 'RRSIG', 'NSEC']);
+  });
+
+  it('answers DNSKEY at the apex, and NODATA at any other name', () => {
+    const r = responder(signing());
+    const apex = ask(r, query('xcc.test', 'DNSKEY', { do: true })).packet;
+    expect(types(apex.answers)).toEqual(['DNSKEY', 'RRSIG']);
+    const other = ask(r, query('a.xcc.test', 'DNSKEY', { do: true })).packet;
+    expect(rcodeOf(other)).toBe('NOERROR');
+    expect(types(other.answers)).toEqual([]);
+    expect(types(other.authorities)).toContain('NSEC');
+  });
+
+  it('signs a wildcard answer for the wildcard and proves that no closer name exists', () => {
+    const { packet } = ask(
+      responder(signing()),
+      query('q.r.gateway.cluster-a.dev-team.clusters.xcc.test', 'A', { do: true }),
+    );
+    expect(types(packet.answers)).toEqual(['A', 'A', 'RRSIG']);
+    expect(packet.answers![0]!.name).toBe('q.r.gateway.cluster-a.dev-team.clusters.xcc.test');
+    expect((packet.answers![2] as { data: { labels: number } }).data.labels).toBe(6);
+    expect(types(packet.authorities)).toEqual(['NSEC', 'RRSIG']);
+  });
+
+  it('signs each weighted variant', () => {
+    const r = responder(signing());
+    const seen = new Map<string, string>();
+    for (let i = 0; i < 200; i++) {
+      const { packet } = ask(r, query('shop.xcc.test', 'A', { do: true }));
+      expect(types(packet.answers)).toEqual(['A', 'RRSIG']);
+      seen.set(String((packet.answers![0] as { data: string }).data), JSON.stringify(packet.answers![1]));
+    }
+    expect([...seen.keys()].sort()).toEqual(['10.1.0.1', '10.1.0.2']);
+    expect(new Set(seen.values()).size).toBe(2);
+  });
+
+  it('sets TC for a DO answer larger than the EDNS buffer, and answers it whole over TCP', () => {
+    const r = responder(signing());
+    const udp = ask(r, query('big.xcc.test', 'A', { do: true, edns: 512 })).packet;
+    expect(udp.flags! & dnsPacket.TRUNCATED_RESPONSE).toBeTruthy();
+    expect(udp.answers).toEqual([]);
+    const tcp = ask(r, query('big.xcc.test', 'A', { do: true, edns: 512 }), 'tcp').packet;
+    expect(types(tcp.answers)).toEqual([...Array(40).fill('A'), 'RRSIG']);
+    // The NXDOMAIN's NSECs are appended per query: they count towards the limit too.
+    const nx = ask(r, query('nothing.xcc.test', 'A', { do: true, edns: 512 })).raw;
+    expect(nx.length).toBeLessThanOrEqual(512);
+  });
+
+  it('signs again only what changed: a second build of the same zone makes no signature', () => {
+    const cache = new SignatureCache();
+    responder(signing(cache));
+    expect(cache.made).toBeGreaterThan(20);
+    responder(signing(cache));
+    expect(cache.made).toBe(0);
+    // A failover to a variant already signed signs nothing new.
+    const r = responder(signing(cache), new Set([probeTargetId('10.1.0.1', HTTP_CHECK)]));
+    expect(cache.made).toBe(0);
+    expect(types(ask(r, query('shop.xcc.test', 'A', { do: true })).packet.answers)).toEqual(['A', 'RRSIG']);
+    // A new name: its RRset and NSEC, and the NSEC before it (its next name changed).
+    responder(signing(cache), undefined, [{ name: 'new.xcc.test', type: 'A', values: ['10.9.9.9'] }]);
+    expect(cache.made).toBe(3);
+  });
+});

@@ -1,0 +1,141 @@
+// The DO=1 answers of a signed zone (ADR 0106), encoded beside the DO=0 ones
+// and in the same layout: for each name, an arena offset per query-type slot.
+// What depends on the query name alone (the NSEC that covers a name that does
+// not exist) is one piece per NSEC of the chain, also encoded here; the
+// responder picks it by a binary search over the chain's canonical keys.
+import { MAX_ANSWER_OCTETS } from '../../api/index.js';
+import type { SignedZone } from '../dnssec/signed-zone.js';
+import { drawTable } from '../zone/policy.js';
+import { T } from '../zone/rr.js';
+import { RCODE, type Answer, type ZoneNode } from '../zone/zone.js';
+import { encodeTemplate, type Template } from './template.js';
+
+export interface SignedZoneData {
+  /** The zone's names in the order of its slots, joined by "\n" (the DO=1 path looks up by string). */
+  names: string;
+  /** As ServedZoneData.slots: the signed answer per name and slot. */
+  slots: Uint32Array;
+  /** The signed NXDOMAIN (SOA and its RRSIG); the query's NSECs are added per query. */
+  nxdomain: number;
+  /** The NSEC chain's canonical keys (../dnssec/wire.ts canonicalKey), joined by "\n". */
+  canonical: string;
+  /** Arena offset of each NSEC (and its RRSIG) by chain rank, as a template of two authority records. */
+  proofs: Uint32Array;
+  /** For name i, the chain rank of the NSEC that covers "*.<name i>" (NXDOMAIN below name i). */
+  wildcardCover: Uint32Array;
+  /** For name i, the chain rank of its own NSEC (NO_RANK for an empty non-terminal). */
+  ownRank: Uint32Array;
+}
+
+export const NO_RANK = 0xffffffff;
+
+type Add = (t: Template) => number;
+
+export function encodeSignedZone(
+  signed: SignedZone,
+  slotTypes: readonly number[],
+  add: Add,
+  draws: number[],
+): Omit<SignedZoneData, 'names'> {
+  const zone = signed.zone;
+  const negative = zone.negativeSoa();
+  const proofs = Uint32Array.from(signed.chain.names, (_, rank) =>
+    add({
+      rcode: 0,
+      answerCount: 0,
+      authorityCount: 2,
+      sections: signed.proofPiece(rank),
+      baseLength: 0,
+      movable: undefined,
+    }),
+  );
+  const nxdomain = add(
+    signedTemplate(
+      signed,
+      zone.name,
+      { rcode: RCODE.NXDOMAIN, answer: [], authority: [negative] },
+      undefined,
+      'suffix',
+    ),
+  );
+  const count = slotTypes.length;
+  const slots = new Uint32Array(zone.nodes.size * count);
+  const wildcardCover = new Uint32Array(zone.nodes.size);
+  const ownRank = new Uint32Array(zone.nodes.size);
+  let i = 0;
+  for (const [name, node] of zone.nodes) {
+    wildcardCover[i] = signed.chain.covering(name === '' ? '*' : `*.${name}`);
+    ownRank[i] = signed.chain.rankOf(name) ?? NO_RANK;
+    const mode = node.wildcard ? 'wildcard' : 'no';
+    let nodata: number | undefined;
+    const nodataAt = (): number =>
+      (nodata ??= add(
+        signedTemplate(signed, name, { rcode: RCODE.NOERROR, answer: [], authority: [negative] }, name, mode),
+      ));
+    const chases = node.rrsets.has(T.CNAME);
+    slotTypes.forEach((type, slot) => {
+      const at = i * count + slot;
+      const variants = type !== T.ANY && !chases ? node.rrsets.get(type)?.variants : undefined;
+      if (variants) slots[at] = encodeSignedDraw(signed, node, type, variants, mode, add, draws);
+      else if (node.rrsets.size > 0 && (type === T.ANY || chases || node.rrsets.has(type)))
+        slots[at] = add(fittingSigned(signed, node, type, mode));
+      else slots[at] = nodataAt();
+    });
+    i++;
+  }
+  return { slots, nxdomain, canonical: signed.chain.keys.join('\n'), proofs, wildcardCover, ownRank };
+}
+
+function signedTemplate(
+  signed: SignedZone,
+  base: string,
+  answer: Answer,
+  denied: string | undefined,
+  mode: 'no' | 'suffix' | 'wildcard',
+): Template {
+  const { answer: withSigs, proofs } = signed.sign(answer, denied);
+  const t = encodeTemplate(base, withSigs, mode);
+  if (proofs.length === 0) return t;
+  return {
+    ...t,
+    sections: Buffer.concat([t.sections, ...proofs.map((rank) => signed.proofPiece(rank))]),
+    authorityCount: t.authorityCount + 2 * proofs.length,
+  };
+}
+
+/** As served.ts `fitting`, signed: over the TCP limit, ANY answers its first RRset, others SERVFAIL. */
+function fittingSigned(signed: SignedZone, node: ZoneNode, type: number, mode: 'no' | 'wildcard'): Template {
+  const answer = signed.zone.answerFor({ kind: 'exact', node }, node.name, type);
+  const full = signedTemplate(signed, node.name, answer, node.name, mode);
+  if (full.sections.length <= MAX_ANSWER_OCTETS) return full;
+  if (type === T.ANY) {
+    const [first] = node.rrsets.keys();
+    if (first !== undefined && first !== T.CNAME) return fittingSigned(signed, node, first, mode);
+  }
+  return encodeTemplate(node.name, { rcode: RCODE.SERVFAIL, answer: [], authority: [] }, mode);
+}
+
+/** As served.ts `encodeDraw`: one signed template per weighted variant, drawn alike. */
+function encodeSignedDraw(
+  signed: SignedZone,
+  node: ZoneNode,
+  type: number,
+  variants: { data: NonNullable<ReturnType<ZoneNode['rrsets']['get']>>['data']; weight: number }[],
+  mode: 'no' | 'wildcard',
+  add: Add,
+  draws: number[],
+): number {
+  const rrset = node.rrsets.get(type)!;
+  const offsets = variants.map((v) => {
+    const one: ZoneNode = {
+      ...node,
+      rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]),
+    };
+    return add(fittingSigned(signed, one, type, mode));
+  });
+  const table = drawTable(variants.map((v) => v.weight));
+  const group = draws.length;
+  draws.push(table.length);
+  for (const i of table) draws.push(offsets[i]!);
+  return 0x80000000 + group; // served.ts DRAW (not imported: served.ts imports this module)
+}
