@@ -34,9 +34,33 @@ export interface DNSZoneSpec {
   enforcement?: Enforcement;
   /** SOA parameters every dns-server serves the zone with; unset ones are each dns-server's own. */
   soa?: SoaParameters;
-  /** The zone's NS records; each dns-server's --ns (or the SOA MNAME) when unset. */
+  /**
+   * The zone's NS records; each dns-server's --ns (or the SOA MNAME) when unset. Kept for
+   * DNSZones written before spec.nameservers; setting both is refused (ADR 0215).
+   */
   nameServers?: string[];
+  /** Who the zone's name servers are: the exposed dns-servers, names of their own, or both (ADR 0215). */
+  nameservers?: NameserversSpec;
   delegations?: Delegation[];
+}
+
+export interface NameserversSpec {
+  /** The exposed dns-servers (Service capi-dns-server-external) of the clusters serving the zone are its NS. */
+  expose?: boolean;
+  /** Name servers of their own (a company's secondaries), beside the exposed ones or instead of --ns. */
+  names?: string[];
+}
+
+/** One exposed dns-server serving the zone: the NS record and glue the parent zone needs for it. */
+export interface ZoneNameserver {
+  /** The workload cluster, "namespace/name". */
+  cluster: string;
+  /** Its NS name (`<cluster>.<namespace>.ns.<zone>`, ADR 0215). */
+  name: string;
+  /** Its glue: the exposed Service's load-balancer addresses. */
+  addresses: string[];
+  /** The SOA serial it serves, once its dns-server reports one. */
+  serial?: number;
 }
 
 /** The delegations in force: the last spec accepted, less the delegations refused. */
@@ -45,6 +69,8 @@ export interface EnforcedZone {
   zone: string;
   soa?: SoaParameters;
   nameServers?: string[];
+  /** spec.nameservers.expose as accepted. */
+  expose?: boolean;
   enforcement: Enforcement;
   delegations: Delegation[];
 }
@@ -59,6 +85,12 @@ export interface DNSZoneStatus {
   audit?: { hostname: string; gatewayDNS: string; message: string }[];
   /** Per workload cluster ("namespace/name"): whether its dns-server is told to serve the zone. */
   clusters?: { cluster: string; served: boolean; message?: string }[];
+  /** With spec.nameservers.expose: the exposed dns-servers that are the zone's NS now. */
+  nameservers?: ZoneNameserver[];
+  /** With spec.nameservers.expose: each namespace part's zone cut and the name servers it is delegated to. */
+  zoneCuts?: { name: string; nameServers: string[] }[];
+  /** With spec.nameservers.expose: the NS and glue records (and DS, once signed) for the parent zone, ready to paste. */
+  parentRecords?: string[];
 }
 
 export interface DNSZone {

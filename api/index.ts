@@ -9,3 +9,4 @@ export * from './probe-report.js';
 export * from './dnszone.js';
 export * from './zone-declaration.js';
 export * from './dns-name.js';
+export * from './cluster-inventory.js';

@@ -4,10 +4,17 @@
 // dns-server serves them beside the zones of its flags (--zone), which win
 // where both name a zone. Parsed strictly: a declaration that is not one is
 // refused whole, and the zones served before stay.
+import { isIP } from 'node:net';
 import { dnsZoneNameProblem } from './dns-name.js';
 
 export const ZONES_CONFIGMAP = 'capi-dns-zones';
 export const ZONES_CONFIGMAP_KEY = 'zones.json';
+/**
+ * The dns-server's Service reachable from outside the cluster (type LoadBalancer; config/ and the
+ * chart make it, off by default): the operator reads its load-balancer addresses as the glue of
+ * the zones with spec.nameservers.expose (ADR 0215).
+ */
+export const EXPOSED_DNS_SERVICE = 'capi-dns-server-external';
 /** On the ConfigMap: the operator's watch of it selects by this label. */
 export const ZONES_CONFIGMAP_LABEL = 'connectivity.tanzu.vmware.com/zones';
 
@@ -27,6 +34,26 @@ export interface DeclaredZone {
   soa?: SoaParameters;
   /** The zone's NS records; the dns-server's --ns (or the SOA MNAME) when unset. */
   nameServers?: string[];
+  /**
+   * Addresses of in-zone name servers (the exposed dns-servers, ADR 0215): served as A and AAAA
+   * records at those names, so that a resolver outside the fleet can reach them.
+   */
+  glue?: Glue[];
+  /**
+   * Zone cuts (ADR 0215): parts of the zone delegated to other name servers (a namespace's part,
+   * served by its own clusters as a zone of its own). Answered as referrals.
+   */
+  cuts?: ZoneCut[];
+}
+
+export interface ZoneCut {
+  name: string;
+  nameServers: string[];
+}
+
+export interface Glue {
+  name: string;
+  addresses: string[];
 }
 
 export class ZoneDeclarationError extends Error {}
@@ -51,7 +78,7 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
   return zones.map((z: unknown, i): DeclaredZone => {
     const at = `zones[${i}]`;
     if (typeof z !== 'object' || z === null) throw new ZoneDeclarationError(`${at}: not an object`);
-    const { name, soa, nameServers } = z as Record<string, unknown>;
+    const { name, soa, nameServers, glue, cuts } = z as Record<string, unknown>;
     if (typeof name !== 'string') throw new ZoneDeclarationError(`${at}: no name`);
     const problem = dnsZoneNameProblem(name);
     if (problem) throw new ZoneDeclarationError(`${at}: "${name}" is not a DNS name: it ${problem}`);
@@ -86,6 +113,48 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
         throw new ZoneDeclarationError(`${at}.nameServers: not a list of DNS names`);
       out.nameServers = nameServers as string[];
     }
+    if (glue !== undefined) out.glue = parseGlue(glue, name, `${at}.glue`);
+    if (cuts !== undefined) out.cuts = parseCuts(cuts, name, `${at}.cuts`);
     return out;
+  });
+}
+
+function parseGlue(glue: unknown, zone: string, at: string): Glue[] {
+  if (!Array.isArray(glue)) throw new ZoneDeclarationError(`${at}: not a list`);
+  return glue.map((g: unknown, i): Glue => {
+    const here = `${at}[${i}]`;
+    const { name, addresses } = (typeof g === 'object' && g !== null ? g : {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || dnsZoneNameProblem(name))
+      throw new ZoneDeclarationError(`${here}.name: not a DNS name`);
+    const lower = name.toLowerCase().replace(/\.$/, '');
+    if (lower !== zone.toLowerCase() && !lower.endsWith(`.${zone.toLowerCase()}`))
+      throw new ZoneDeclarationError(`${here}.name: ${name} is outside the zone ${zone}`);
+    if (
+      !Array.isArray(addresses) ||
+      !addresses.length ||
+      addresses.some((a) => typeof a !== 'string' || !isIP(a))
+    )
+      throw new ZoneDeclarationError(`${here}.addresses: not a non-empty list of IP addresses`);
+    return { name, addresses: addresses as string[] };
+  });
+}
+
+function parseCuts(cuts: unknown, zone: string, at: string): ZoneCut[] {
+  if (!Array.isArray(cuts)) throw new ZoneDeclarationError(`${at}: not a list`);
+  const apex = zone.toLowerCase().replace(/\.$/, '');
+  return cuts.map((c: unknown, i): ZoneCut => {
+    const here = `${at}[${i}]`;
+    const { name, nameServers } = (typeof c === 'object' && c !== null ? c : {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || dnsZoneNameProblem(name))
+      throw new ZoneDeclarationError(`${here}.name: not a DNS name`);
+    if (!name.toLowerCase().replace(/\.$/, '').endsWith(`.${apex}`))
+      throw new ZoneDeclarationError(`${here}.name: ${name} is not below the zone ${zone}`);
+    if (
+      !Array.isArray(nameServers) ||
+      !nameServers.length ||
+      nameServers.some((n) => typeof n !== 'string' || dnsZoneNameProblem(n))
+    )
+      throw new ZoneDeclarationError(`${here}.nameServers: not a non-empty list of DNS names`);
+    return { name, nameServers: nameServers as string[] };
   });
 }

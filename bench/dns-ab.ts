@@ -5,6 +5,7 @@
 //
 //   node dist/bench/dns-ab.js --a dist/ab/before --b dist [--records 20000] [--seconds 5] [--rounds 4] [--args="--workers 2"]
 // (a copy of dist must stay inside the repository, so that it finds node_modules)
+// One build with two settings: --a dist --b dist --b-args="--rrl-responses-per-second 1000000".
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,9 @@ async function main(): Promise<void> {
       rounds: { type: 'string', default: '4' },
       // Extra dns-server flags for both, e.g. "--workers 2".
       args: { type: 'string', default: '' },
+      // Extra flags for one side only (a setting compared with itself off).
+      'a-args': { type: 'string', default: '' },
+      'b-args': { type: 'string', default: '' },
     },
   });
   if (!values.a) throw new Error('--a DIST is required (the build to compare with)');
@@ -28,10 +32,18 @@ async function main(): Promise<void> {
   const servers: ServerProcess[] = [];
   try {
     const load = writeWorkload(dir, Number(values.records));
-    const args = values.args.split(' ').filter(Boolean);
-    for (const dist of [values.a, values.b])
-      servers.push(await startBuild(path.resolve(dist), load.recordsFile, { args }));
-    process.stdout.write(`${machine()}\nA = ${values.a}, B = ${values.b}\n`);
+    const words = (s: string) => s.split(' ').filter(Boolean);
+    const args = words(values.args);
+    for (const [dist, own] of [
+      [values.a, values['a-args']],
+      [values.b, values['b-args']],
+    ] as const)
+      servers.push(
+        await startBuild(path.resolve(dist), load.recordsFile, { args: [...args, ...words(own)] }),
+      );
+    process.stdout.write(
+      `${machine()}\nA = ${values.a} ${values['a-args']}, B = ${values.b} ${values['b-args']}\n`,
+    );
     for (const s of servers) await dnsperf(s.port, load.queryFile, 2); // warm-up
     const qps: [number[], number[]] = [[], []];
     for (let round = 1; round <= Number(values.rounds); round++) {

@@ -16,7 +16,7 @@ import {
   type FailoverTimes,
 } from './walkthrough.js';
 
-const HELP = `Usage: npm run demo [-- --pods] [-- --failover] [-- --once] [-- --address-prefix 127.0.10]
+const HELP = `Usage: npm run demo [-- --pods] [-- --failover] [-- --outside] [-- --once] [-- --address-prefix 127.0.10]
 
 Runs the capi-dns walkthrough on this machine (as root).
 
@@ -30,6 +30,10 @@ Runs the capi-dns walkthrough on this machine (as root).
   --failover         then failover between clusters (examples/README.md): kuard in cluster-c
                      too, tiers cluster-a then cluster-c; cluster-a's kuard stopped, the curl
                      from cluster-b answered by cluster-c's within seconds, and back
+  --outside          the zone beyond the fleet (without --pods): every cluster's dns-server exposed,
+                     a DNSZone with spec.nameservers.expose, an unbound on the host outside every
+                     cluster following the delegation, curl from the host by name; with --failover,
+                     the failover seen from the host too
   --once             run the steps, print the response, stop everything
   --address-prefix   the 127.x.y prefix of the loopback addresses, without --pods
                      (default 127.0.10)
@@ -42,6 +46,7 @@ async function main(): Promise<number> {
       pods: { type: 'boolean', default: false },
       once: { type: 'boolean', default: false },
       failover: { type: 'boolean', default: false },
+      outside: { type: 'boolean', default: false },
       'address-prefix': { type: 'string', default: '127.0.10' },
       help: { type: 'boolean', default: false },
     },
@@ -50,13 +55,21 @@ async function main(): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (values.pods && values.outside) {
+    process.stderr.write('--outside runs without --pods (the local processes)\n');
+    return 2;
+  }
   return values.pods
     ? runPods(values.once, values.failover)
-    : runProcesses(values.once, values['address-prefix'], values.failover);
+    : runProcesses(values.once, values['address-prefix'], values.failover, values.outside);
 }
 
 function failoverLine(times: FailoverTimes, stopped: string, started: string): string {
-  return `Failover: cluster-a's kuard ${stopped} → cluster-b's curl of ${KUARD_SHARED_NAME} answered by cluster-c's in ${times.failoverMs} ms; ${started} → by cluster-a's in ${times.recoveryMs} ms\n\n`;
+  const outside =
+    times.outsideFailoverMs === undefined
+      ? ''
+      : `From the host, through the resolver outside every cluster: cluster-c's in ${times.outsideFailoverMs} ms; cluster-a's again in ${times.outsideRecoveryMs} ms\n`;
+  return `Failover: cluster-a's kuard ${stopped} → cluster-b's curl of ${KUARD_SHARED_NAME} answered by cluster-c's in ${times.failoverMs} ms; ${started} → by cluster-a's in ${times.recoveryMs} ms\n${outside}\n`;
 }
 
 function untilSignal(): Promise<void> {
@@ -66,11 +79,16 @@ function untilSignal(): Promise<void> {
   });
 }
 
-async function runProcesses(once: boolean, addressPrefix: string, failover: boolean): Promise<number> {
+async function runProcesses(
+  once: boolean,
+  addressPrefix: string,
+  failover: boolean,
+  outside: boolean,
+): Promise<number> {
   const addresses = addressesFor(addressPrefix);
   let walkthrough: Walkthrough;
   try {
-    walkthrough = await Walkthrough.run({ addresses, progress: printProgress, failover });
+    walkthrough = await Walkthrough.run({ addresses, progress: printProgress, failover, outside });
   } catch (err) {
     if (err instanceof StepError) {
       process.stderr.write(`\n${err.message}\n`);
@@ -82,6 +100,11 @@ async function runProcesses(once: boolean, addressPrefix: string, failover: bool
     const pod = walkthrough.workload('cluster-b').pod;
     const response = await pod.curl(`http://${KUARD_NAME}`);
     process.stdout.write(`\n$ curl http://${KUARD_NAME}   # from a pod in cluster-b\n${response}\n`);
+    const host = walkthrough.outsideHost;
+    if (host)
+      process.stdout.write(
+        `$ curl http://${KUARD_NAME}   # from the host, through unbound on ${addresses.outsideResolver}, outside every cluster\n${await host.curl(`http://${KUARD_NAME}`)}\n`,
+      );
     const times = walkthrough.failoverTimes;
     if (times) process.stdout.write(failoverLine(times, 'stopped', 'started again'));
     if (once) return 0;
@@ -94,6 +117,14 @@ async function runProcesses(once: boolean, addressPrefix: string, failover: bool
   dig @${addresses.coreDns['cluster-b']} ${KUARD_NAME}
   dig @${addresses.coreDns['cluster-b']} ${KUARD_SHARED_NAME}
   ${pod.shell(`curl http://${KUARD_NAME}`)}${
+    host
+      ? `
+  ${walkthrough.managementKubectl().line(['get', 'dnszone', 'xcc-test', '-o', 'jsonpath={.status.parentRecords}'])}   # what the parent zone needs
+  dig @${addresses.outsideResolver} ${KUARD_NAME}   # the resolver outside every cluster
+  dig @${addresses.dnsServer['cluster-a']} xcc.test NS   # an exposed dns-server
+  ${host.shell(`curl http://${KUARD_NAME}`)}`
+      : ''
+  }${
     times
       ? `
   ${walkthrough.managementKubectl().line(['-n', NAMESPACE, 'get', 'gatewaydns', '-o', 'wide'])}   # Degraded

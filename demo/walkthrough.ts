@@ -22,6 +22,7 @@ import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processe
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
 import { applyFailoverPolicy } from './failover.js';
+import { applyOutsideZone, exposeDnsServer, startOutsideResolver } from './outside.js';
 import { Kubectl } from './kubectl.js';
 import { PodNetwork } from './pod.js';
 import { StepRunner, type Progress } from './steps.js';
@@ -43,6 +44,8 @@ export interface Addresses {
   kuardC: string;
   coreDns: Record<string, string>;
   dnsServer: Record<string, string>;
+  /** --outside: the resolver on the host, outside every cluster (unbound, port 53). */
+  outsideResolver: string;
 }
 
 export function addressesFor(prefix: string): Addresses {
@@ -52,6 +55,7 @@ export function addressesFor(prefix: string): Addresses {
     kuardC: `${prefix}.53`,
     coreDns: { 'cluster-a': `${prefix}.11`, 'cluster-b': `${prefix}.12`, 'cluster-c': `${prefix}.13` },
     dnsServer: { 'cluster-a': `${prefix}.21`, 'cluster-b': `${prefix}.22`, 'cluster-c': `${prefix}.23` },
+    outsideResolver: `${prefix}.60`,
   };
 }
 
@@ -65,12 +69,21 @@ export interface WalkthroughOptions {
    * cluster-c too, tiers cluster-a then cluster-c, cluster-a's kuard stopped and started again.
    */
   failover?: boolean;
+  /**
+   * The zone beyond the fleet (examples/README.md "The zone beyond the fleet"): the dns-servers
+   * exposed, a DNSZone with spec.nameservers.expose, an unbound on the host following the
+   * delegation, curl from the host; with failover, the failover seen from the host too.
+   */
+  outside?: boolean;
 }
 
 /** What the failover steps measured: from kuard stopped (started) to cluster-b's curl answered by the other. */
 export interface FailoverTimes {
   failoverMs: number;
   recoveryMs: number;
+  /** --outside: the same, for the curl from the host through the outside resolver. */
+  outsideFailoverMs?: number;
+  outsideRecoveryMs?: number;
 }
 
 interface WorkloadParts {
@@ -90,6 +103,8 @@ export class Walkthrough {
   kuard?: Kuard;
   kuardC?: Kuard;
   failoverTimes?: FailoverTimes;
+  /** --outside: the host, its resolver the unbound outside every cluster. */
+  outsideHost?: PodNetwork;
   readonly clusters: readonly string[];
   readonly workloads = new Map<string, WorkloadParts>();
   private readonly coreDnsProcesses: CoreDnsProcess[] = [];
@@ -103,7 +118,9 @@ export class Walkthrough {
     this.processes = new ProcessGroup(this.logDir);
     this.clusters = opts.failover ? FAILOVER_CLUSTERS : CLUSTERS;
     this.steps = new StepRunner(
-      Walkthrough.STEPS + (opts.failover ? Walkthrough.FAILOVER_STEPS : 0),
+      Walkthrough.STEPS +
+        (opts.failover ? Walkthrough.FAILOVER_STEPS : 0) +
+        (opts.outside ? Walkthrough.OUTSIDE_STEPS : 0),
       this.logDir,
       opts.progress,
     );
@@ -111,6 +128,7 @@ export class Walkthrough {
 
   static readonly STEPS = 8;
   static readonly FAILOVER_STEPS = 4;
+  static readonly OUTSIDE_STEPS = 3;
 
   /** Runs every step; on failure stops what it started and throws a StepError. */
   static async run(opts: WalkthroughOptions): Promise<Walkthrough> {
@@ -207,7 +225,41 @@ export class Walkthrough {
     await this.step(`curl http://${KUARD_NAME} from a pod in cluster-b`, () =>
       eventually(() => this.workload('cluster-b').pod.curl(`http://${KUARD_NAME}`), 30_000, 250),
     );
+    if (this.opts.outside) await this.outsideSteps();
     if (this.opts.failover) await this.failoverSteps();
+  }
+
+  /** examples/README.md "The zone beyond the fleet", as a user runs it. */
+  private async outsideSteps(): Promise<void> {
+    const a = this.opts.addresses;
+    const management = this.managementKubectl();
+    await this.step(
+      "Expose each cluster's dns-server (config/dns-server-exposed), its load balancer's address set as a cloud's controller would",
+      async () => {
+        for (const cluster of this.clusters) {
+          const w = this.workload(cluster);
+          await exposeDnsServer(w.kubectl, w.kc, a.dnsServer[cluster]!);
+        }
+      },
+    );
+    const zone = await this.step(
+      'Apply examples/dnszone-outside.yaml: every exposed dns-server an NS of xcc.test, with glue (status.parentRecords)',
+      () => applyOutsideZone(management, this.clusters.length),
+    );
+    await this.step(
+      `Start unbound on ${a.outsideResolver}, outside every cluster, delegating xcc.test as the parent would; curl http://${KUARD_NAME} from the host through it`,
+      async () => {
+        const dir = path.join(this.dir, 'outside');
+        mkdirSync(dir, { recursive: true });
+        const { unbound, host } = startOutsideResolver(this.processes, dir, a.outsideResolver, zone);
+        this.outsideHost = host;
+        await eventually(() => host.curl(`http://${KUARD_NAME}`), 30_000, 250).catch((err: unknown) => {
+          throw new Error(`${(err as Error).message}
+--- unbound ---
+${tail(unbound.logPath, 15)}`);
+        });
+      },
+    );
   }
 
   /** examples/README.md "Failover between clusters", as a user runs it. */
@@ -217,10 +269,10 @@ export class Walkthrough {
     const management = this.managementKubectl();
     const shared = `http://${KUARD_SHARED_NAME}`;
     const pod = this.workload('cluster-b').pod;
-    const answeredBy = (cluster: string, timeoutMs: number) =>
+    const answeredBy = (cluster: string, timeoutMs: number, from: PodNetwork = pod) =>
       eventually(
         async () => {
-          const out = await pod.curl(shared);
+          const out = await from.curl(shared);
           if (!out.includes(`hello from ${cluster} `)) throw new Error(`answered by another kuard: ${out}`);
           return out;
         },
@@ -249,17 +301,28 @@ export class Walkthrough {
         await this.kuard?.close();
         this.kuard = undefined;
         const began = Date.now();
-        await answeredBy('cluster-c', 30_000);
-        this.failoverTimes = { failoverMs: Date.now() - began, recoveryMs: 0 };
+        const outside = this.outsideHost;
+        // --outside: the host, through the unbound outside every cluster, sees it too (TTL 5 s).
+        const [failoverMs, outsideFailoverMs] = await Promise.all([
+          answeredBy('cluster-c', 30_000).then(() => Date.now() - began),
+          outside ? answeredBy('cluster-c', 30_000, outside).then(() => Date.now() - began) : undefined,
+        ]);
+        this.failoverTimes = { failoverMs, recoveryMs: 0, ...(outside ? { outsideFailoverMs } : {}) };
       },
     );
     await this.step("Start cluster-a's kuard again: the curl answers from cluster-a again", async () => {
       this.kuard = await startKuard(a.kuard, 'cluster-a');
       const began = Date.now();
-      await answeredBy('cluster-a', 30_000);
+      const outside = this.outsideHost;
+      const [recoveryMs, outsideRecoveryMs] = await Promise.all([
+        answeredBy('cluster-a', 30_000).then(() => Date.now() - began),
+        outside ? answeredBy('cluster-a', 30_000, outside).then(() => Date.now() - began) : undefined,
+      ]);
       this.failoverTimes = {
+        ...this.failoverTimes,
         failoverMs: this.failoverTimes?.failoverMs ?? 0,
-        recoveryMs: Date.now() - began,
+        recoveryMs,
+        ...(outside ? { outsideRecoveryMs } : {}),
       };
     });
   }

@@ -14,6 +14,7 @@ import {
   withSecondaries,
   type TransferFlags,
 } from './transfer/flags.js';
+import type { RateLimitOptions } from './serve/rate-limit.js';
 
 export interface Config {
   listen: { host: string; port: number };
@@ -37,6 +38,8 @@ export interface Config {
       }
     | undefined;
   maxUdpSize: number;
+  /** Response rate limiting of UDP answers (serve/rate-limit.ts); off at 0 responses per second. */
+  rateLimit: RateLimitOptions;
   tcp: TcpLimits;
   filePollMs: number;
   debounceMs: number;
@@ -116,6 +119,31 @@ const FLAGS = {
     type: 'string',
     default: '1232',
     help: 'largest UDP response whatever EDNS offers, octets',
+  },
+  'rrl-responses-per-second': {
+    type: 'string',
+    default: '0',
+    help: "response rate limiting (BIND's RRL, NSD's rrl-ratelimit): UDP responses per second per client prefix and response (the name and type; the zone for NXDOMAIN); past it dropped or slipped; 0: off. Set it where the dns-server is exposed (NSD's default is 200)",
+  },
+  'rrl-slip': {
+    type: 'string',
+    default: '2',
+    help: 'every Nth rate-limited response is sent truncated (TC) instead of dropped, so that a real client retries over TCP; 0: drop them all',
+  },
+  'rrl-ipv4-prefix-length': {
+    type: 'string',
+    default: '24',
+    help: 'client prefix of IPv4 addresses for rate limiting',
+  },
+  'rrl-ipv6-prefix-length': {
+    type: 'string',
+    default: '56',
+    help: 'client prefix of IPv6 addresses for rate limiting',
+  },
+  'rrl-table-size': {
+    type: 'string',
+    default: '65536',
+    help: 'buckets of the rate limiting table (a power of two; about 17 octets each, fixed at start whatever the flood)',
   },
   'tcp-idle-timeout': {
     type: 'string',
@@ -235,6 +263,7 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     recordsFile,
     kubernetes: useKubernetes ? kubernetesOf(flags, kubeconfig, clustersetDomain, around) : undefined,
     maxUdpSize: flags.int('max-udp-size', 512, 65535),
+    rateLimit: rateLimitOf(flags),
     tcp: tcpLimitsOf(flags),
     filePollMs: flags.duration('file-poll'),
     debounceMs: flags.duration('debounce'),
@@ -256,6 +285,19 @@ function transferOf(flags: Flags): TransferFlags | undefined {
     if (err instanceof TransferFlagError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+function rateLimitOf(flags: Flags): RateLimitOptions {
+  const tableSize = flags.int('rrl-table-size', 2, 1 << 24);
+  if ((tableSize & (tableSize - 1)) !== 0)
+    throw new UsageError(`--rrl-table-size ${tableSize}: a power of two (65536, 262144, …)`);
+  return {
+    responsesPerSecond: flags.int('rrl-responses-per-second', 0, 1_000_000),
+    slip: flags.int('rrl-slip', 0, 10),
+    ipv4PrefixLength: flags.int('rrl-ipv4-prefix-length', 0, 32),
+    ipv6PrefixLength: flags.int('rrl-ipv6-prefix-length', 0, 128),
+    tableSize,
+  };
 }
 
 function udpIoOf(raw: string): 'native' | 'dgram' {

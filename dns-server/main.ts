@@ -161,9 +161,9 @@ function configOrExit(argv: string[]): Config | undefined {
 }
 
 function answeringOptions(config: Config): AnsweringOptions {
-  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, transfer } = config;
+  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, transfer, rateLimit } = config;
   return {
-    server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize },
+    server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize, rateLimit },
     maxUdpSize,
     workers,
     transfer: transfer && {

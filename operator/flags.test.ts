@@ -50,3 +50,17 @@ describe('--zone', () => {
     expect(() => parseFlags(argv)).toThrow(message);
   });
 });
+
+describe('--cluster-profiles and --cluster-manager-name', () => {
+  it('are off and cluster-api by default', () => {
+    expect(parseFlags([]).clusterProfiles).toBe('off');
+    expect(parseFlags([]).clusterManagerName).toBe('cluster-api');
+  });
+  it('take produce and a label value, and refuse anything else', () => {
+    const flags = parseFlags(['--cluster-profiles=produce', '--cluster-manager-name', 'fleet-a']);
+    expect(flags.clusterProfiles).toBe('produce');
+    expect(flags.clusterManagerName).toBe('fleet-a');
+    expect(() => parseFlags(['--cluster-profiles=consume'])).toThrow(/--cluster-profiles/);
+    expect(() => parseFlags(['--cluster-manager-name', 'not/a label'])).toThrow(/--cluster-manager-name/);
+  });
+});

@@ -1,7 +1,7 @@
 // Command-line flags of capi-dns-controller.
 import { parseArgs } from 'node:util';
 import os from 'node:os';
-import { DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
+import { DEFAULT_CLUSTER_MANAGER, DEFAULT_RECORDS_NAMESPACE, DEFAULT_ZONE } from '../api/index.js';
 import type { Level } from './manager/runtime/log.js';
 
 export interface Flags {
@@ -39,6 +39,14 @@ export interface Flags {
   workloadBurst: number;
   /** Writes in flight to all workload clusters at once. */
   maxConcurrentWrites: number;
+  /** Where the fleet's clusters come from: Cluster API, ClusterProfiles (KEP-4322), or both. */
+  inventory: 'cluster-api' | 'cluster-profile' | 'both';
+  /** Namespaces besides a ClusterProfile's own where its credentials Secret may be read. */
+  clusterProfileSecretNamespaces: string[];
+  /** Publish each Cluster API Cluster as a ClusterProfile (KEP-4322), 'produce', or not ('off'). */
+  clusterProfiles: 'off' | 'produce';
+  /** The cluster manager of the ClusterProfiles this operator keeps (spec.clusterManager.name, label). */
+  clusterManagerName: string;
   logLevel: Level;
   help: boolean;
 }
@@ -81,6 +89,16 @@ Flags:
   --workload-burst N                 writes to one workload cluster above that rate at once (default 30)
   --max-concurrent-writes N          writes in flight to all workload clusters together (default 32); more
                                      wait their turn, each cluster in turn, their timeout starting when they start
+  --inventory KIND                   where the fleet's clusters come from: cluster-api (default: Clusters and
+                                     their kubeconfig Secrets), cluster-profile (SIG Multicluster's ClusterProfiles,
+                                     credentials read in process: kubeconfig-secretreader, secretreader), or both
+  --cluster-profile-secret-namespace NAME
+                                     a namespace besides a ClusterProfile's own where its credentials Secret may be
+                                     read (repeatable; default: its own only)
+  --cluster-profiles MODE            produce: keep a ClusterProfile (SIG Multicluster's cluster inventory,
+                                     KEP-4322) for each Cluster, in its namespace, owned by it; off (default)
+  --cluster-manager-name NAME        the ClusterProfiles' spec.clusterManager.name and x-k8s.io/cluster-manager
+                                     label (default ${DEFAULT_CLUSTER_MANAGER})
   --log-level LEVEL                  debug, info, warn, error (default info)
   --help                             this text
 `;
@@ -114,6 +132,10 @@ export function parseFlags(argv: string[]): Flags {
       'workload-qps': { type: 'string', default: '20' },
       'workload-burst': { type: 'string', default: '30' },
       'max-concurrent-writes': { type: 'string', default: '32' },
+      inventory: { type: 'string', default: 'cluster-api' },
+      'cluster-profile-secret-namespace': { type: 'string', multiple: true, default: [] },
+      'cluster-profiles': { type: 'string', default: 'off' },
+      'cluster-manager-name': { type: 'string', default: DEFAULT_CLUSTER_MANAGER },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', default: false },
     },
@@ -149,6 +171,20 @@ export function parseFlags(argv: string[]): Flags {
   if (clustersetDomain === domainSuffix)
     throw new Error(`--clusterset-domain: the same zone as --domain-suffix (${domainSuffix})`);
   const zones = zonesOf(values.zone, [domainSuffix, clustersetDomain]);
+  const clusterProfiles = values['cluster-profiles'];
+  if (clusterProfiles !== 'off' && clusterProfiles !== 'produce')
+    throw new Error(`--cluster-profiles: want produce or off, got ${clusterProfiles}`);
+  const inventory = values.inventory;
+  if (inventory !== 'cluster-api' && inventory !== 'cluster-profile' && inventory !== 'both')
+    throw new Error(`--inventory: want cluster-api, cluster-profile or both, got ${inventory}`);
+  if (clusterProfiles === 'produce' && inventory === 'cluster-profile')
+    throw new Error(
+      '--cluster-profiles=produce publishes Cluster API Clusters: it needs --inventory cluster-api or both',
+    );
+  const clusterManagerName = values['cluster-manager-name'];
+  // A label value (x-k8s.io/cluster-manager): 63 characters, alphanumerics with - _ . inside.
+  if (!/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/.test(clusterManagerName))
+    throw new Error(`--cluster-manager-name: not a label value: ${clusterManagerName}`);
   return {
     kubeconfig: values.kubeconfig,
     namespace: values.namespace,
@@ -172,6 +208,10 @@ export function parseFlags(argv: string[]): Flags {
     workloadQps: count('workload-qps', 0),
     workloadBurst: count('workload-burst', 1),
     maxConcurrentWrites: count('max-concurrent-writes', 1),
+    inventory,
+    clusterProfileSecretNamespaces: values['cluster-profile-secret-namespace'],
+    clusterProfiles,
+    clusterManagerName,
     logLevel,
     help: values.help,
   };

@@ -6,6 +6,7 @@ import { GatewayDnsController } from './gatewaydns/controller.js';
 import { Manager } from './manager/manager.js';
 import { McsController } from './mcs/controller.js';
 import { ZoneController } from './zones/controller.js';
+import { ProfileController } from './clusterprofiles/controller.js';
 import { removeAllMirrors } from './gatewaydns/apply/mirror/cleanup.js';
 import { parseListen, startHealthServer } from '../runtime/health.js';
 import { reuseConnections } from '../runtime/kube-connections.js';
@@ -72,6 +73,9 @@ async function main(): Promise<void> {
         ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
         : undefined,
     departedGraceMs: flags.pausedDepartureGraceMs,
+    inventory: flags.inventory,
+    profileSecretNamespaces: flags.clusterProfileSecretNamespaces,
+    clusterManager: flags.clusterManagerName,
     log,
   });
   if (!cleanup)
@@ -94,6 +98,9 @@ async function main(): Promise<void> {
         })
       : undefined;
   if (corefiles) mgr.add(corefiles);
+  // SIG Multicluster's cluster inventory (ADR 0214): each Cluster published as a ClusterProfile.
+  if (!cleanup && flags.clusterProfiles === 'produce')
+    mgr.add(new ProfileController(mgr, { clusterManager: flags.clusterManagerName }));
   // Multi-Cluster Services: nothing happens until a management namespace opts in by its label.
   if (!cleanup) mgr.add(new McsController(mgr, { workers: flags.workers }));
 

@@ -23,6 +23,13 @@ export const DNSZONE_CRD_SPEC_SCHEMA = {
       },
     },
     nameServers: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 253 } },
+    nameservers: {
+      type: 'object',
+      properties: {
+        expose: { type: 'boolean' },
+        names: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 253 } },
+      },
+    },
     delegations: {
       type: 'array',
       maxItems: 256,

@@ -17,7 +17,12 @@ export interface QueryCounters {
   tcpClosed: number[];
   /** UDP answers made but not sent (the batched path), by reason, indexed as UDP_NOT_SENT. */
   udpNotSent: number[];
+  /** UDP responses held back by response rate limiting, indexed as RATE_LIMITED (absent from older peers). */
+  rateLimited?: number[];
 }
+
+/** What response rate limiting did with a response past the rate (rate-limit.ts). */
+export const RATE_LIMITED = ['dropped', 'slipped'] as const;
 
 /**
  * Why an answer made on the batched UDP path was not sent: the kernel refused that datagram
@@ -42,6 +47,8 @@ export class Metrics {
   });
   /** UDP answers not sent so far, indexed as UDP_NOT_SENT (the batched path sets it). */
   udpNotSent: () => number[] = () => UDP_NOT_SENT.map(() => 0);
+  /** UDP responses held back by rate limiting so far, indexed as RATE_LIMITED (the server sets it). */
+  rateLimited: () => number[] = () => RATE_LIMITED.map(() => 0);
   /** The health checks of the traffic policies (health/prober.ts), read when scraped. */
   probes: () => ProberStats | undefined = () => undefined;
   /** Per policy name and type ("name/A"), the tier answering (null: none healthy), as of the last build. */
@@ -67,6 +74,7 @@ export class Metrics {
       zones: [...this.byZone].map(([zone, c]) => [zone, c.toJSON()]),
       tcpClosed: [...this.tcpClosed],
       udpNotSent: this.udpNotSent(),
+      rateLimited: this.rateLimited(),
     };
   }
 
@@ -166,6 +174,7 @@ export class Metrics {
     const byZone = new Map<string, ZoneCounts>();
     const tcpClosed = CLOSE_REASONS.map(() => 0);
     const udpNotSent = UDP_NOT_SENT.map(() => 0);
+    const rateLimited = RATE_LIMITED.map(() => 0);
     for (const c of [this.counters(), ...this.peers.values()]) {
       for (const [zone, counts] of c.zones) {
         let sum = byZone.get(zone);
@@ -174,8 +183,9 @@ export class Metrics {
       }
       c.tcpClosed.forEach((n, i) => (tcpClosed[i]! += n));
       c.udpNotSent.forEach((n, i) => (udpNotSent[i]! += n));
+      c.rateLimited?.forEach((n, i) => (rateLimited[i]! += n));
     }
-    return { byZone, tcpClosed, udpNotSent };
+    return { byZone, tcpClosed, udpNotSent, rateLimited };
   }
 
   private register(): void {
@@ -235,6 +245,17 @@ export class Metrics {
         const t = totals();
         this.reset();
         UDP_NOT_SENT.forEach((reason, i) => this.inc({ reason }, t.udpNotSent[i]!));
+      },
+    });
+    new Counter({
+      name: 'capi_dns_server_rate_limited_responses_total',
+      help: 'UDP responses past the rate of their client prefix and response (--rrl-responses-per-second): dropped, or slipped (sent truncated, so that a real client retries over TCP).',
+      labelNames: ['action'],
+      registers,
+      collect() {
+        const t = totals();
+        this.reset();
+        RATE_LIMITED.forEach((action, i) => this.inc({ action }, t.rateLimited[i]!));
       },
     });
     const gauge = (name: string, help: string, value: () => number) =>

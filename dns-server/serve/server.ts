@@ -8,6 +8,14 @@ import type { Outcome, Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';
 import { BatchedUdp, errnoName, loadUdpBatch, STAT } from './native-udp.js';
 import type { TransferServer } from '../transfer/transfer-server.js';
+import {
+  ResponseRateLimiter,
+  DEFAULT_RATE_LIMIT,
+  SEND,
+  SLIP,
+  truncateInPlace,
+  type RateLimitOptions,
+} from './rate-limit.js';
 
 export interface ServerOptions {
   /** An address, or '' for every address of both families (IPv4 only where the host has no IPv6). */
@@ -24,6 +32,8 @@ export interface ServerOptions {
   udpIo: 'native' | 'dgram';
   /** Octets of the largest UDP response (--max-udp-size): the size of an output slot. */
   maxUdpSize: number;
+  /** Response rate limiting of UDP answers (rate-limit.ts); none when unset or at 0 per second. */
+  rateLimit?: RateLimitOptions;
 }
 
 /** Why the native path is not taken, logged once per process rather than once per socket. */
@@ -45,6 +55,7 @@ export class DnsServer {
   private answered = 0;
   /** The address both sockets are bound to: opts.host, or for '' the dual-stack or IPv4 wildcard. */
   private host: string;
+  private readonly rateLimit: ResponseRateLimiter;
 
   constructor(
     private readonly opts: ServerOptions,
@@ -61,6 +72,9 @@ export class DnsServer {
       onClose: (reason) => metrics.countTcpClose(reason),
     });
     metrics.tcpState = () => this.tcpState();
+    this.rateLimit = new ResponseRateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT);
+    const rl = this.rateLimit.stats;
+    metrics.rateLimited = () => [rl.dropped, rl.slipped];
   }
 
   /** Open TCP connections and their unsent answer octets (for metrics and tests). */
@@ -150,7 +164,7 @@ export class DnsServer {
           // Larger than the slot cannot happen (the responder caps UDP at --max-udp-size); if it did,
           // the answer is copied as far as it fits rather than sent from a stray buffer.
           if (out.response !== into) out.response!.copy(into, 0, 0, Math.min(out.length, into.length));
-          return Math.min(out.length, into.length);
+          return this.admitted(msg, out, into, Math.min(out.length, into.length), peer);
         },
       );
       this.batched = batched;
@@ -249,8 +263,28 @@ export class DnsServer {
   }
 
   private onDatagram(msg: Buffer, peer: dgram.RemoteInfo): void {
-    const response = this.answer(msg, 'udp', peer.address)?.response;
-    if (response) this.udp?.send(response, peer.port, peer.address);
+    const out = this.answer(msg, 'udp', peer.address);
+    const response = out?.response;
+    const length = response ? this.admitted(msg, out, response, out.length, peer.address) : 0;
+    if (length) this.udp?.send(response!, 0, length, peer.port, peer.address);
+  }
+
+  /**
+   * Response rate limiting (rate-limit.ts) of a UDP answer written in `buf`: the octets to send,
+   * `length` as it is, 0 to drop it, or fewer for its truncated form (slip).
+   */
+  private admitted(
+    msg: Buffer,
+    out: Outcome,
+    buf: Buffer,
+    length: number,
+    peer: string | (() => string),
+  ): number {
+    if (!this.rateLimit.enabled) return length;
+    const address = typeof peer === 'string' ? peer : peer();
+    const verdict = this.rateLimit.decide(address, msg, out.rcode, out.zone, this.answered);
+    if (verdict === SEND) return length;
+    return verdict === SLIP ? truncateInPlace(buf, length) : 0;
   }
 }
 

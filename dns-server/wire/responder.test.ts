@@ -210,3 +210,64 @@ describe('large record sets', () => {
     ]);
   });
 });
+
+describe('Responder with zone cuts (ADR 0215)', () => {
+  const NS = ['a.shop.ns.xcc.test', 'b.shop.ns.xcc.test'];
+  const built = compileZones(
+    sourced(
+      recordSet('parent', [
+        { name: 'www.xcc.test', type: 'A', values: ['10.0.0.1'] },
+        // Occluded by the cut: another server's to answer.
+        { name: 'old.shop.xcc.test', type: 'A', values: ['10.0.0.9'] },
+        { name: 'to-shop.xcc.test', type: 'CNAME', values: ['www.shop.xcc.test'] },
+      ]),
+    ),
+    [
+      zoneConfig('xcc.test', {
+        glue: NS.map((name, i) => ({ name, addresses: [`192.0.2.${i + 1}`] })),
+        cuts: [{ name: 'shop.xcc.test', nameServers: NS }],
+      }),
+    ],
+    7,
+  );
+  const r = new Responder({ maxUdpSize: 1232 });
+  r.load(built.zones);
+
+  it.each(['shop.xcc.test', 'www.shop.xcc.test', 'old.shop.xcc.test', 'A.Very.Deep.Name.Shop.Xcc.Test'])(
+    '%s: a referral, without AA, the NS set in authority, the question echoed as asked',
+    (name) => {
+      for (const type of ['A', 'AAAA', 'NS', 'TXT', 'DS']) {
+        const { packet } = ask(r, query(name, type));
+        expect(rcodeOf(packet)).toBe('NOERROR');
+        expect(packet.flag_aa).toBe(false);
+        expect(packet.answers).toEqual([]);
+        expect(packet.questions?.[0]?.name).toBe(name);
+        // Names compressed against the question keep its case (RFC 4343: case-insensitive).
+        const authority = (packet.authorities ?? []).map((a) =>
+          `${a.name} ${a.type} ${(a as { data?: unknown }).data as string}`.toLowerCase(),
+        );
+        expect(authority).toEqual(NS.map((ns) => `shop.xcc.test ns ${ns}`));
+      }
+    },
+  );
+
+  it('answers the rest of the zone authoritatively, the NS names (outside the cut) included', () => {
+    const www = ask(r, query('www.xcc.test', 'A')).packet;
+    expect(www.flag_aa).toBe(true);
+    expect(rdataOf(www)).toEqual(['www.xcc.test A "10.0.0.1"']);
+    const glue = ask(r, query(NS[1]!, 'A')).packet;
+    expect(glue.flag_aa).toBe(true);
+    expect(rdataOf(glue)).toEqual([`${NS[1]} A "192.0.2.2"`]);
+    expect(rcodeOf(ask(r, query('nothing.xcc.test', 'A')).packet)).toBe('NXDOMAIN');
+    // A CNAME into the cut stops there: the resolver follows it to the part's servers.
+    expect(rdataOf(ask(r, query('to-shop.xcc.test', 'A')).packet)).toEqual([
+      'to-shop.xcc.test CNAME "www.shop.xcc.test"',
+    ]);
+  });
+
+  it('the zone model answers as the wire does', () => {
+    const zone = built.zones[0]!;
+    expect(zone.lookup('www.shop.xcc.test', 1)).toMatchObject({ authoritative: false, answer: [] });
+    expect(zone.nodes.has('old.shop.xcc.test')).toBe(false);
+  });
+});

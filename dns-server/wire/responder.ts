@@ -49,7 +49,11 @@ interface ServedZone {
   /** Arena offsets of each name's answers by query-type slot (see served.ts). */
   slots: Uint32Array;
   nxdomain: number;
+  /** Zone cuts (ADR 0215) → arena offset of their referral; empty in a zone without any. */
+  cuts: Map<string, number>;
 }
+
+const NO_CUTS: Map<string, number> = new Map();
 
 export class Responder {
   private zones: ServedZone[] = [];
@@ -88,7 +92,11 @@ export class Responder {
         else if (name.startsWith('*.')) wildcards.set(ownCopy(name.slice(2)), i);
         i++;
       }
-      return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain };
+      const names = z.cuts ? z.names.split('\n') : [];
+      const cuts = z.cuts
+        ? new Map([...z.cuts].map((i) => [ownCopy(names[i]!), z.slots[i * SLOT_COUNT]!]))
+        : NO_CUTS;
+      return { name: z.name, nodes, wildcards, slots: z.slots, nxdomain: z.nxdomain, cuts };
     });
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
     this.draws = data.draws;
@@ -132,6 +140,10 @@ export class Responder {
       }
     if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
     this.outcome.zone = served.name;
+    if (served.cuts.size !== 0) {
+      const referral = referralFor(served, qname);
+      if (referral >= 0) return this.finish(msg, q, referral, this.arena[referral]! & 0x0f, false, limit);
+    }
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = closestMatch(served.nodes, served.wildcards, qname);
     let at = index === undefined ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
@@ -224,6 +236,19 @@ export class Responder {
  */
 function ownCopy(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'latin1').toString('latin1');
+}
+
+/**
+ * The referral of the zone cut at or above `qname` (RFC 1034 section 4.3.2 step 3b), or -1. Walked
+ * only in zones with cuts. DS at the cut gets the referral too until zones are signed (issue 44
+ * answers it from the parent, RFC 4035 section 3.1.4.1).
+ */
+function referralFor(served: ServedZone, qname: string): number {
+  for (let name = qname; name.length > served.name.length; name = name.slice(name.indexOf('.') + 1)) {
+    const at = served.cuts.get(name);
+    if (at !== undefined) return at;
+  }
+  return -1;
 }
 
 /** Header (and the question, when it parsed) of the query, with an error code and no records. */

@@ -42,6 +42,8 @@ export interface ServedZoneData {
   slots: Uint32Array;
   /** Arena offset of the zone's NXDOMAIN answer. */
   nxdomain: number;
+  /** Indexes of the names that are zone cuts (their slots hold the referral); absent without cuts. */
+  cuts?: Uint32Array;
 }
 
 export interface ServedData {
@@ -60,6 +62,7 @@ export function transferList(data: ServedData): ArrayBuffer[] {
     data.draws.buffer as ArrayBuffer,
     ...data.zones.map((z) => z.slots.buffer as ArrayBuffer),
     ...imageBuffers(data.transfer ?? []),
+    ...data.zones.flatMap((z) => (z.cuts ? [z.cuts.buffer as ArrayBuffer] : [])),
   ];
 }
 
@@ -121,13 +124,27 @@ export function encodeServed(zones: Zone[]): ServedData {
     );
     const names: string[] = [];
     const slots = new Uint32Array(zone.nodes.size * SLOT_COUNT);
+    const cuts: number[] = [];
     let i = 0;
     for (const [name, node] of zone.nodes) {
       names.push(name);
-      encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
+      if (node.cut) {
+        // One referral for the cut and every name below it: encoded for the cut, shifted for longer names.
+        const referral = arena.add(
+          encodeTemplate(name, zone.answerFor({ kind: 'exact', node }, name, T.NS), 'suffix'),
+        );
+        slots.fill(referral, i * SLOT_COUNT, (i + 1) * SLOT_COUNT);
+        cuts.push(i);
+      } else encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
       i++;
     }
-    return { name: zone.name, names: names.join('\n'), slots, nxdomain };
+    return {
+      name: zone.name,
+      names: names.join('\n'),
+      slots,
+      nxdomain,
+      ...(cuts.length ? { cuts: Uint32Array.from(cuts) } : {}),
+    };
   });
   served.sort((a, b) => b.name.length - a.name.length);
   return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };

@@ -24,6 +24,11 @@ export interface Template {
 }
 
 const HEADER = 12;
+/**
+ * Set in a template's rcode octet for a referral (no AA in the response, ADR 0215); the codes
+ * themselves fit in 4 bits.
+ */
+export const NOT_AUTHORITATIVE = 0x80;
 /** Highest offset a pointer may name (14 bits), less the most a query name can add when shifted. */
 const MAX_POINTER_TARGET = 0x3fff - 256;
 
@@ -45,7 +50,7 @@ export function encodeTemplate(base: string, answer: Answer, shifts: 'no' | 'suf
     movable = Uint16Array.from(list.map((p) => p.at - w.start));
   }
   return {
-    rcode: answer.rcode,
+    rcode: answer.rcode | (answer.authoritative === false ? NOT_AUTHORITATIVE : 0),
     answerCount: answer.answer.length,
     authorityCount: answer.authority.length,
     sections,

@@ -24,6 +24,26 @@ describe('compileZones', () => {
     expect(built.records).toBe(2 + 4);
   });
 
+  it('serves the glue of in-zone name servers (ADR 0215), in place of records of the same name and type', () => {
+    const ns = 'c1.shop.ns.xcc.test';
+    const built = compileZones(
+      sourced(recordSet('one', [{ name: ns, type: 'A', values: ['10.9.9.9'] }])),
+      [
+        zoneConfig('xcc.test', {
+          nameServers: [ns],
+          glue: [{ name: ns, addresses: ['192.0.2.1', '2001:db8::1'] }],
+        }),
+      ],
+      1,
+    );
+    const zone = built.zones[0]!;
+    expect(zone.lookup('xcc.test', T.NS).answer.map(presentRR)).toEqual([`xcc.test. 30 IN NS ${ns}.`]);
+    expect(zone.lookup(ns, T.A).answer.map(presentRR)).toEqual([`${ns}. 30 IN A 192.0.2.1`]);
+    expect(zone.lookup(ns, T.AAAA).answer.map(presentRR)).toEqual([`${ns}. 30 IN AAAA 2001:db8:0:0:0:0:0:1`]);
+    // The names between exist (RFC 8020): NODATA, not NXDOMAIN.
+    expect(zone.lookup('ns.xcc.test', T.A).rcode).toBe(0);
+  });
+
   it('reports and skips bad records, keeping the good ones', () => {
     const bad = [
       { name: 'b.xcc.test', type: 'A', values: ['10.0.0.256'] },

@@ -2,6 +2,7 @@
 // name the same owner and type are merged with their values deduplicated;
 // a record that cannot be served is reported and skipped, never fatal.
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
   DEFAULT_TTL,
   MAX_ANSWER_OCTETS,
@@ -33,6 +34,10 @@ export interface ZoneConfig {
   /** Mailbox of the person responsible, in domain-name form (SOA RNAME). */
   rname: string;
   nameServers: string[];
+  /** Addresses of in-zone name servers (a DNSZone's exposed dns-servers, ADR 0215): A and AAAA records at their names. */
+  glue?: { name: string; addresses: string[] }[];
+  /** Zone cuts (ADR 0215): names below which other name servers answer; each answered as a referral. */
+  cuts?: { name: string; nameServers: string[] }[];
   /** TTL of the SOA and NS records. */
   ttl: number;
   refresh: number;
@@ -507,5 +512,57 @@ function makeZone(
     // RFC 4592 section 2.2.2 / RFC 8020: the names between a record and the apex exist (empty non-terminals).
     for (const between of namesBetween(set.name, config.name)) nodeAt(between);
   }
+  // After the record sets, which they replace at the same name and type.
+  for (const set of glueSets(config)) {
+    if (!set.data.length) continue;
+    const node = nodeAt(set.name);
+    records += set.data.length - (node.rrsets.get(set.type)?.data.length ?? 0);
+    node.rrsets.set(set.type, set);
+    for (const between of namesBetween(set.name, config.name)) nodeAt(between);
+  }
+  // Zone cuts last: what lies below one is not this zone's to answer (RFC 1034 section 4.2.1).
+  for (const cut of config.cuts ?? []) {
+    if (!isInZone(cut.name, config.name) || cut.name === config.name) continue;
+    for (const [name, node] of nodes)
+      if (name !== cut.name && isInZone(name, cut.name)) {
+        records -= [...node.rrsets.values()].reduce((n, set) => n + set.data.length, 0);
+        nodes.delete(name);
+      }
+    const node = nodeAt(cut.name);
+    records -= [...node.rrsets.values()].reduce((n, set) => n + set.data.length, 0);
+    node.rrsets = new Map([
+      [
+        T.NS,
+        {
+          name: cut.name,
+          type: T.NS,
+          ttl: config.ttl,
+          data: cut.nameServers.map((target) => ({ kind: 'name', target })),
+        },
+      ],
+    ]);
+    node.cut = true;
+    records += cut.nameServers.length;
+    for (const between of namesBetween(cut.name, config.name)) nodeAt(between);
+  }
   return { zone: new Zone(config.name, nodes, soa), records };
+}
+
+/**
+ * The glue of the zone's own name servers as RRsets (with the NS TTL), which take the place of
+ * records of the same name and type from record sets: the NS set must be reachable.
+ */
+function glueSets(config: ZoneConfig): RRset[] {
+  const out: RRset[] = [];
+  for (const g of config.glue ?? []) {
+    const name = g.name.toLowerCase().replace(/\.$/, '');
+    if (!isInZone(name, config.name)) continue;
+    for (const type of ['A', 'AAAA'] as const) {
+      const data = g.addresses
+        .filter((a) => isIP(a) === (type === 'A' ? 4 : 6))
+        .map((a) => parseValue(type, a).data);
+      out.push({ name, type: T[type], ttl: config.ttl, data });
+    }
+  }
+  return out;
 }

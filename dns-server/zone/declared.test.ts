@@ -54,4 +54,41 @@ describe('servedZones', () => {
     expect(got.zones.map((z) => z.name)).toEqual(['xcc.test', 'apps.corp.internal']);
     expect(got.ignored).toEqual(['xcc.test', 'a.xcc.test', 'test']);
   });
+  it("a declaration of a flag's zone lends it NS, glue and cuts, and its parts are served (ADR 0215)", () => {
+    const got = servedZones(
+      [flag],
+      [
+        {
+          name: 'xcc.test',
+          nameServers: ['a.shop.ns.xcc.test'],
+          glue: [{ name: 'a.shop.ns.xcc.test', addresses: ['192.0.2.1'] }],
+          cuts: [{ name: 'shop.xcc.test', nameServers: ['a.shop.ns.xcc.test'] }],
+        },
+        { name: 'shop.xcc.test', nameServers: ['a.shop.ns.xcc.test'] },
+        { name: 'other.xcc.test' },
+      ],
+      defaults,
+    );
+    expect(got.zones.map((z) => z.name)).toEqual(['xcc.test', 'shop.xcc.test']);
+    expect(got.zones[0]).toMatchObject({
+      mname: flag.mname,
+      nameServers: ['a.shop.ns.xcc.test'],
+      glue: [{ name: 'a.shop.ns.xcc.test', addresses: ['192.0.2.1'] }],
+      cuts: [{ name: 'shop.xcc.test', nameServers: ['a.shop.ns.xcc.test'] }],
+    });
+    expect(got.ignored).toEqual(['other.xcc.test']);
+  });
+  it('declared zones nest with each other (a namespace part inside its zone)', () => {
+    const got = servedZones(
+      [flag],
+      [{ name: 'apps.corp.internal' }, { name: 'shop.apps.corp.internal' }],
+      defaults,
+    );
+    expect(got.zones.map((z) => z.name)).toEqual([
+      'xcc.test',
+      'apps.corp.internal',
+      'shop.apps.corp.internal',
+    ]);
+    expect(got.ignored).toEqual([]);
+  });
 });

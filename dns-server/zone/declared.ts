@@ -30,6 +30,12 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
     mname,
     rname: normal(soa.rname ?? defaults.rname ?? `hostmaster.${name}`),
     nameServers: nameServers.length ? nameServers.map(normal) : [mname],
+    ...(declared.glue?.length
+      ? { glue: declared.glue.map((g) => ({ name: normal(g.name), addresses: g.addresses })) }
+      : {}),
+    ...(declared.cuts?.length
+      ? { cuts: declared.cuts.map((c) => ({ name: normal(c.name), nameServers: c.nameServers.map(normal) })) }
+      : {}),
     ttl: soa.ttl ?? defaults.ttl,
     refresh: soa.refresh ?? defaults.refresh,
     retry: soa.retry ?? defaults.retry,
@@ -40,7 +46,9 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
 
 /**
  * What the server serves: the flags' zones, then each declared zone not named by a flag. A declared
- * zone inside or around a flag's is left out too: one server, one owner per name.
+ * zone inside or around a flag's is left out too (one server, one owner per name), except the
+ * namespace parts a declared cut delegates; a declaration of a flag's zone itself lends it its NS
+ * set, glue and cuts (ADR 0215). Declared zones nest freely with each other.
  */
 export function servedZones(
   flagZones: readonly ZoneConfig[],
@@ -50,9 +58,24 @@ export function servedZones(
   const overlaps = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
   const zones = [...flagZones];
   const ignored: string[] = [];
+  // The namespace parts of exposed zones (ADR 0215): zones of their own behind a declared cut.
+  const parts = new Set(declared.flatMap((d) => (d.cuts ?? []).map((c) => normal(c.name))));
   for (const d of declared) {
     const z = zoneConfigFor(d, defaults);
-    if (zones.some((f) => overlaps(f.name, z.name))) ignored.push(z.name);
+    const flag = zones.findIndex((f) => f.name === z.name && flagZones.includes(f));
+    // A DNSZone exposing a zone of the flags gives it its NS set, glue and cuts; the SOA stays the flags'.
+    if (flag >= 0 && (d.nameServers?.length || d.glue?.length || d.cuts?.length)) {
+      zones[flag] = {
+        ...zones[flag]!,
+        ...(d.nameServers?.length ? { nameServers: z.nameServers } : {}),
+        ...(z.glue ? { glue: z.glue } : {}),
+        ...(z.cuts ? { cuts: z.cuts } : {}),
+      };
+      continue;
+    }
+    // Declared zones may nest (a namespace's part inside its zone: the longer zone answers its
+    // names); otherwise a flag's zone keeps every name it or a declared zone nested with it would hold.
+    if (flagZones.some((f) => overlaps(f.name, z.name)) && !parts.has(z.name)) ignored.push(z.name);
     else zones.push(z);
   }
   return { zones, ignored };

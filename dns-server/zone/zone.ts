@@ -15,6 +15,8 @@ export interface ZoneNode {
   rrsets: Map<number, RRset>;
   /** "*.<encloser>": its answers are synthesised for other names (RFC 4592). */
   wildcard: boolean;
+  /** A zone cut: its NS RRset delegates it and every name below (ADR 0215). */
+  cut?: boolean;
 }
 
 export type Match =
@@ -27,6 +29,8 @@ export interface Answer {
   rcode: number;
   answer: RR[];
   authority: RR[];
+  /** false for a referral (RFC 1034 section 4.3.2 step 3b: no AA); authoritative otherwise. */
+  authoritative?: boolean;
 }
 
 /** CNAME chains longer than this are answered as far as they go (BIND and NSD stop early too). */
@@ -64,7 +68,20 @@ export class Zone {
 
   /** The full answer to (qname, qtype), owner names as the zone stores them (lower case). */
   lookup(qname: string, qtype: number): Answer {
+    const cut = this.cutAbove(qname);
+    if (cut) return referral(cut);
     return this.answerFor(this.find(qname), qname, qtype);
+  }
+
+  /**
+   * The zone cut at or above `qname`, if any (RFC 1034 section 4.3.2 step 3b). DS at the cut gets
+   * the referral too until zones are signed (issue 44 answers it from the parent, RFC 4035 section
+   * 3.1.4.1).
+   */
+  cutAbove(qname: string): ZoneNode | undefined {
+    for (let name = qname; name.length > this.name.length; name = name.slice(name.indexOf('.') + 1))
+      if (this.nodes.get(name)?.cut) return this.nodes.get(name);
+    return undefined;
   }
 
   /**
@@ -75,6 +92,7 @@ export class Zone {
     if (match.kind === 'nxdomain')
       return { rcode: RCODE.NXDOMAIN, answer: [], authority: [this.negativeSoa()] };
     const { rrsets } = match.node;
+    if (match.node.cut) return referral(match.node);
     if (qtype === T.ANY) {
       const answer = [...rrsets.values()].flatMap((set) => records(set, owner));
       return answer.length > 0 ? positive(answer) : this.nodata();
@@ -99,6 +117,8 @@ export class Zone {
       target === undefined ||
       !isInZone(target, this.name) ||
       chain.has(target) ||
+      // Below a cut the target is another server's: the resolver follows it from there.
+      this.cutAbove(target) !== undefined ||
       chain.size >= MAX_CNAME_CHAIN
     )
       return positive(answer);
@@ -107,6 +127,17 @@ export class Zone {
     const rest = this.answerFor(this.find(target), target, qtype, chain);
     return { rcode: rest.rcode, answer: [...answer, ...rest.answer], authority: rest.authority };
   }
+}
+
+/** A referral to the name servers of a cut: no answer, their NS RRset in the authority section, no AA. */
+function referral(cut: ZoneNode): Answer {
+  const ns = cut.rrsets.get(T.NS);
+  return {
+    rcode: RCODE.NOERROR,
+    answer: [],
+    authority: ns ? records(ns, cut.name) : [],
+    authoritative: false,
+  };
 }
 
 function positive(answer: RR[]): Answer {

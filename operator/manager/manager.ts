@@ -9,6 +9,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CONTROLLER_NAME } from '../../api/index.js';
 import { ClusterCache } from './clusters/cache.js';
 import { CapiClusterProvider } from './clusters/capi-provider.js';
+import { MergedClusterProvider } from './clusters/merged-provider.js';
+import { ProfileClusterProvider } from './clusters/profile-provider.js';
 import type { KubeconfigPolicy } from './clusters/kubeconfig.js';
 import type { ClusterProvider, FleetCluster } from './clusters/provider.js';
 import { OwnedObjectWriter } from './clusters/owned-writer.js';
@@ -43,10 +45,21 @@ export interface ManagerOptions {
   sharding?: { namespace: string; group: string; shards: number };
   /** How long a Cluster deleted while paused is still taken as there, frozen (clusters/departures.ts). */
   departedGraceMs?: number;
+  /**
+   * Where the fleet's clusters come from (ADR 0214): Cluster API's Clusters (the default),
+   * SIG Multicluster's ClusterProfiles, or both (a cluster counted once).
+   */
+  inventory?: Inventory;
+  /** ClusterProfiles: namespaces besides a profile's own where its credentials Secret may be read. */
+  profileSecretNamespaces?: readonly string[];
+  /** ClusterProfiles: the cluster manager whose profiles are this operator's own (left out with both). */
+  clusterManager?: string;
   relistMs?: number;
   syncTimeoutMs?: number;
   log: Logger;
 }
+
+export type Inventory = 'cluster-api' | 'cluster-profile' | 'both';
 
 export class Manager {
   readonly log: Logger;
@@ -106,14 +119,30 @@ export class Manager {
       namespace: opts.namespace,
       relistMs: opts.relistMs,
     });
-    const provider = new CapiClusterProvider({
-      cache: this.cache,
-      kc: opts.management,
-      namespace: opts.namespace,
-      relistMs: opts.relistMs,
-      departedGraceMs: opts.departedGraceMs,
-      log: opts.log,
-    });
+    const inventory = opts.inventory ?? 'cluster-api';
+    const capi = () =>
+      new CapiClusterProvider({
+        cache: this.cache,
+        kc: opts.management,
+        namespace: opts.namespace,
+        relistMs: opts.relistMs,
+        departedGraceMs: opts.departedGraceMs,
+        log: opts.log,
+      });
+    const profiles = () =>
+      new ProfileClusterProvider({
+        cache: this.cache,
+        kc: opts.management,
+        otherSecretNamespaces: opts.profileSecretNamespaces,
+        skipClusterManager: inventory === 'both' ? opts.clusterManager : undefined,
+        log: opts.log,
+      });
+    const provider: ClusterProvider =
+      inventory === 'cluster-api'
+        ? capi()
+        : inventory === 'cluster-profile'
+          ? profiles()
+          : new MergedClusterProvider(capi(), profiles());
     this.provider = provider;
     this.clusters = new ClusterCache({
       provider,

@@ -295,6 +295,7 @@ describe('planForMembers (the export-to annotation)', () => {
   it('a malformed annotation: Valid=False InvalidExportTo saying what is wrong, exported nowhere', () => {
     const plan = planForMembers('team', 'hello', [to('a', '2026-01-01T00:00:00Z', 'region in (eu')], members);
     expect([...plan.importOf.values()].every((i) => i === undefined)).toBe(true);
+    expect(plan.reaches.get('a')).toEqual([]);
     expect(plan.conditions.get('a')).toEqual([
       {
         type: 'Valid',
@@ -304,5 +305,23 @@ describe('planForMembers (the export-to annotation)', () => {
           'annotation connectivity.tanzu.vmware.com/export-to: unbalanced "(" in "region in (eu"; not exported',
       },
     ]);
+  });
+
+  it('status.clusters (KEP PR #6329): the members each export reaches, in step with export-to and membership', () => {
+    const eu = to('b', '2026-01-01T00:00:00Z', 'region=eu');
+    const plain = exportOf('a', '2026-01-01T00:00:00Z', hello());
+    const plan = planForMembers('team', 'hello', [plain, eu], members);
+    expect(Object.fromEntries(plan.reaches)).toEqual({ a: ['a', 'b', 'c'], b: ['a', 'c'] });
+    // c leaves the ClusterSet (or its label changes): it is reached no more.
+    const fewer = planForMembers('team', 'hello', [plain, eu], members.slice(0, 2));
+    expect(Object.fromEntries(fewer.reaches)).toEqual({ a: ['a', 'b'], b: ['a'] });
+    // An invalid export (no Service) reaches nobody.
+    const invalid = planForMembers(
+      'team',
+      'hello',
+      [exportOf('a', '2026-01-01T00:00:00Z', undefined)],
+      members,
+    );
+    expect(invalid.reaches.get('a')).toEqual([]);
   });
 });

@@ -159,6 +159,12 @@ export function planService(
 export interface MembersPlan {
   importOf: ReadonlyMap<string, ImportDesired | undefined>;
   conditions: Map<string, ExportCondition[]>;
+  /**
+   * Per exporting cluster, the members its export reaches, sorted (ServiceExport status.clusters,
+   * KEP PR kubernetes/enhancements#6329): those its export-to annotation selects, every member
+   * without one; none while the export is not valid (it is not exported).
+   */
+  reaches: Map<string, string[]>;
 }
 
 /**
@@ -200,7 +206,22 @@ export function planForMembers(
       planned.map((c) => (c.type === EXPORT_CONDITIONS.Conflict && found ? found : c)),
     );
   }
-  return { importOf, conditions };
+  const reaches = new Map<string, string[]>();
+  for (const o of exports) {
+    const valid = whole.conditions
+      .get(o.cluster)
+      ?.some((c) => c.type === EXPORT_CONDITIONS.Valid && c.status === 'True');
+    reaches.set(
+      o.cluster,
+      valid
+        ? members
+            .filter((m) => !o.exportTo || matchesSelector(o.exportTo, m.labels))
+            .map((m) => m.name)
+            .sort()
+        : [],
+    );
+  }
+  return { importOf, conditions, reaches };
 }
 
 /**

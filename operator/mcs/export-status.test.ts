@@ -1,4 +1,9 @@
-import { exportConditions, readyCondition } from './export-status.js';
+import {
+  crdServesExportClusters,
+  exportClusters,
+  exportConditions,
+  readyCondition,
+} from './export-status.js';
 import type { ExportCondition } from './desired.js';
 
 const valid: ExportCondition = { type: 'Valid', status: 'True', reason: 'Valid', message: 'ok' };
@@ -47,5 +52,26 @@ describe('exportConditions', () => {
     expect(
       exportConditions(resolved.conditions, [valid], [], 1, new Date(now.getTime() + 1000)).changed,
     ).toBe(false);
+  });
+});
+
+describe('status.clusters (KEP PR #6329)', () => {
+  it('lists the members reached as ServiceImport-style entries', () => {
+    expect(exportClusters(['east', 'west'])).toEqual([{ cluster: 'east' }, { cluster: 'west' }]);
+    expect(exportClusters(undefined)).toEqual([]);
+  });
+
+  it('is written only where the ServiceExport CRD has the field', () => {
+    const crd = (status: object) => ({
+      spec: { versions: [{ name: 'v1alpha1', schema: { openAPIV3Schema: { properties: { status } } } }] },
+    });
+    expect(crdServesExportClusters(crd({ properties: { conditions: {} } }), 'v1alpha1')).toBe(false);
+    expect(crdServesExportClusters(crd({ properties: { clusters: { type: 'array' } } }), 'v1alpha1')).toBe(
+      true,
+    );
+    expect(crdServesExportClusters(crd({ properties: { clusters: { type: 'array' } } }), 'v1beta1')).toBe(
+      false,
+    );
+    expect(crdServesExportClusters(undefined, 'v1alpha1')).toBe(false);
   });
 });

@@ -62,3 +62,26 @@ export function exportConditions(
 function byType(a: Condition, b: Condition): number {
   return a.type.localeCompare(b.type);
 }
+
+/** ServiceExport status.clusters as KEP PR #6329 proposes it: ServiceImport's ClusterStatus entries. */
+export function exportClusters(reached: readonly string[] | undefined): { cluster: string }[] {
+  return (reached ?? []).map((cluster) => ({ cluster }));
+}
+
+/**
+ * Whether a ServiceExport CRD has status.clusters at this version. sigs.k8s.io/mcs-api v0.5.2's
+ * does not: the API server would prune the field from every write (and the reconcile write it
+ * again each time), so it is written only where the installed CRD has it.
+ */
+export function crdServesExportClusters(crd: unknown, version: string): boolean {
+  const versions = (crd as { spec?: { versions?: unknown } } | undefined)?.spec?.versions;
+  if (!Array.isArray(versions)) return false;
+  const v = (versions as { name?: string; schema?: { openAPIV3Schema?: SchemaNode } }[]).find(
+    (x) => x.name === version,
+  );
+  return v?.schema?.openAPIV3Schema?.properties?.status?.properties?.clusters !== undefined;
+}
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode | undefined>;
+}

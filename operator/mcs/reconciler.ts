@@ -15,8 +15,10 @@ import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
 import type { WorkloadWatches } from '../manager/clusters/workload-watches.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
+import { sameJson } from '../manager/runtime/equal.js';
 import { planForMembers, type MembersPlan } from './desired.js';
-import { exportConditions } from './export-status.js';
+import { ExportClustersField } from './export-clusters-field.js';
+import { exportClusters, exportConditions } from './export-status.js';
 import { ImportWriter } from './import-writer.js';
 import { parseServiceKeyId, serviceKeyId, type ServiceKey } from './keys.js';
 import { SERVICE_EXPORTS } from './kinds.js';
@@ -66,16 +68,24 @@ interface Scope {
   plan?: MembersPlan;
 }
 
-type ExportObject = KubernetesObject & { status?: { conditions?: Condition[] } };
+type ExportObject = KubernetesObject & {
+  status?: { conditions?: Condition[]; clusters?: { cluster: string }[] };
+};
 
 export class McsReconciler {
   /** Per key and exporting cluster, its export as last seen: kept while the cluster does not answer. */
   private readonly lastSeen = new Map<string, Map<string, ExportObservation>>();
   private readonly status: McsStatusPatcher;
+  /** Which members' ServiceExport CRD has status.clusters (KEP PR #6329). */
+  private readonly clustersField: ExportClustersField;
   private readonly imports: ImportWriter;
 
   constructor(private readonly opts: McsReconcilerOptions) {
     this.status = new McsStatusPatcher({ requestTimeoutMs: opts.requestTimeoutMs });
+    this.clustersField = new ExportClustersField({
+      refreshMs: 10 * 60_000,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
+    });
     this.imports = new ImportWriter({
       writer: opts.writer,
       status: this.status,
@@ -158,7 +168,10 @@ export class McsReconciler {
     scope.summary.failed.sort();
   }
 
-  /** Each member's ServiceExport: its conditions as planned (export-status.ts), written where they differ. */
+  /**
+   * Each member's ServiceExport: its conditions as planned (export-status.ts), and the members it
+   * reaches (status.clusters, where the CRD has the field), written where they differ.
+   */
   private async writeExportStatus(scope: Scope): Promise<void> {
     const { namespace, name } = scope.service;
     const now = new Date();
@@ -180,9 +193,16 @@ export class McsReconciler {
       );
       if (next.conflict) this.opts.metrics?.exportConflicts.add(conflictKey);
       else this.opts.metrics?.exportConflicts.delete(conflictKey);
-      if (!next.changed) continue;
+      const clusters = exportClusters(scope.plan?.reaches.get(m.name));
+      const withClusters =
+        !sameJson(serviceExport.status?.clusters ?? [], clusters) &&
+        (await this.clustersField.served(remote));
+      if (!next.changed && !withClusters) continue;
       await this.status
-        .patch(remote, SERVICEEXPORT_PLURAL, serviceExport, { conditions: next.conditions })
+        .patch(remote, SERVICEEXPORT_PLURAL, serviceExport, {
+          conditions: next.conditions,
+          ...(withClusters ? { clusters } : {}),
+        })
         .catch((err: unknown) => {
           throw new Error(
             `ServiceExport ${namespace}/${name} status not written in cluster ${remote.key}: ${errorText(err)}`,

@@ -64,7 +64,12 @@ export const DELEGATION_REASONS = {
 export type DelegationReason = (typeof DELEGATION_REASONS)[keyof typeof DELEGATION_REASONS];
 
 /** A DNSZone's conditions (operator/zones/). */
-export const ZONE_CONDITIONS = { Ready: 'Ready', DelegationsAccepted: 'DelegationsAccepted' } as const;
+export const ZONE_CONDITIONS = {
+  Ready: 'Ready',
+  DelegationsAccepted: 'DelegationsAccepted',
+  /** spec.nameservers.expose: whether exposed dns-servers are the zone's NS now (ADR 0215). */
+  NameserversExposed: 'NameserversExposed',
+} as const;
 export const ZONE_REASONS = {
   /** The spec is in force and the zone is declared to every reachable workload cluster. */
   Ready: 'Ready',
@@ -81,6 +86,10 @@ export const ZONE_REASONS = {
   /** A delegated pattern is given to other namespaces by an earlier (or serving) delegation, which keeps it. */
   Overlapping: 'Overlapping',
   Pending: 'Pending',
+  /** Exposed dns-servers are the zone's NS, with glue (status.nameservers, status.parentRecords). */
+  Exposed: 'Exposed',
+  /** No cluster serving the zone has an exposed dns-server with an address: the NS set falls back. */
+  NoExposedServer: 'NoExposedServer',
 } as const;
 export type ZoneReason = (typeof ZONE_REASONS)[keyof typeof ZONE_REASONS];
 

@@ -53,6 +53,20 @@ describe('checkZoneSpec', () => {
       delegations: [{ namespaces: ['shop'], hostnames: ['shop.apps.corp.internal'] }],
     });
   });
+  it('takes the name servers from either field, and expose', () => {
+    for (const spec of [
+      { zone: ZONE, nameServers: ['NS1.example.'] },
+      { zone: ZONE, nameservers: { names: ['ns1.example'] } },
+    ])
+      expect(checkZoneSpec(spec, 1, none).enforced?.nameServers).toEqual(['ns1.example']);
+    expect(checkZoneSpec({ zone: ZONE, nameservers: { expose: true } }, 1, none).enforced).toEqual({
+      generation: 1,
+      zone: ZONE,
+      expose: true,
+      enforcement: 'Enforce',
+      delegations: [],
+    });
+  });
   it.each([
     [
       'a zone that is not a DNS name',
@@ -68,6 +82,16 @@ describe('checkZoneSpec', () => {
       'a wildcard that is not leading',
       { zone: ZONE, delegations: [{ namespaces: ['a'], hostnames: ['pay.*.apps.corp.internal'] }] },
       'delegations[0]: "pay.*.apps.corp.internal" is not a name',
+    ],
+    [
+      'name servers given twice, in the old and the new field',
+      { zone: ZONE, nameServers: ['ns1.example'], nameservers: { names: ['ns2.example'] } },
+      'spec.nameServers and spec.nameservers.names are both set',
+    ],
+    [
+      'a name server that is not a DNS name',
+      { zone: ZONE, nameservers: { names: ['ns 1'] } },
+      'spec.nameservers.names: "ns 1" is not a DNS name',
     ],
     [
       'a delegation to nobody',

@@ -74,9 +74,16 @@ export function checkZoneSpec(
     const problem = v === undefined ? undefined : dnsNameProblem(v);
     if (problem) errors.push(`spec.soa.${key} "${v}" is not a DNS name: it ${problem}`);
   }
-  for (const ns of spec.nameServers ?? []) {
+  // spec.nameServers (issue 42) and spec.nameservers.names say the same thing: one of them (ADR 0215).
+  if (spec.nameServers?.length && spec.nameservers?.names?.length)
+    errors.push(
+      'spec.nameServers and spec.nameservers.names are both set: give the list once, in spec.nameservers.names (spec.nameServers is its older spelling)',
+    );
+  const nameServerField = spec.nameServers?.length ? 'spec.nameServers' : 'spec.nameservers.names';
+  const nameServers = spec.nameServers?.length ? spec.nameServers : (spec.nameservers?.names ?? []);
+  for (const ns of nameServers) {
     const problem = dnsNameProblem(ns);
-    if (problem) errors.push(`spec.nameServers: "${ns}" is not a DNS name: it ${problem}`);
+    if (problem) errors.push(`${nameServerField}: "${ns}" is not a DNS name: it ${problem}`);
   }
   const delegations = (spec.delegations ?? []).map((d) => ({
     ...d,
@@ -121,7 +128,8 @@ export function checkZoneSpec(
       ...(generation !== undefined ? { generation } : {}),
       zone,
       ...(spec.soa ? { soa: spec.soa } : {}),
-      ...(spec.nameServers?.length ? { nameServers: spec.nameServers.map(normalizeName) } : {}),
+      ...(nameServers.length ? { nameServers: nameServers.map(normalizeName) } : {}),
+      ...(spec.nameservers?.expose ? { expose: true } : {}),
       enforcement: spec.enforcement ?? DEFAULT_ENFORCEMENT,
       delegations: delegations
         .map((d, i) => ({ ...d, hostnames: d.hostnames.filter((p) => owner.get(p) === i) }))

@@ -3,7 +3,7 @@
 // only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
 // DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
 // the shard of the empty namespace name reconciles them all.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
 import type { DNSZone, GatewayDNS } from '../../api/index.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
@@ -135,8 +135,20 @@ export class ZoneController implements Runnable {
   private onClusterEvent(event: ClusterEvent): void {
     if (!this.zones.list().length) return;
     if (event.type === 'reachable' && this.declarer.failing.has(event.cluster)) return this.enqueueAll();
+    // A cluster unreachable (or back) leaves (or rejoins) the NS set of the zones that expose (ADR 0215).
+    if ((event.type === 'reachable' || event.type === 'unreachable') && this.exposing()) {
+      const key = `health|${event.cluster}`;
+      if (this.changed(key, 'update', event.type)) this.enqueueAll();
+      return;
+    }
     if (event.type !== 'change') return;
     const { kind, object } = event.change;
+    // The exposed dns-server's Service: its load-balancer addresses are glue.
+    if (kind === 'ExposedDnsServer') {
+      const what = [event.change.type, (object as V1Service).status?.loadBalancer?.ingress ?? []];
+      if (this.changed(`exposed|${event.cluster}`, 'update', what)) this.enqueueAll();
+      return;
+    }
     // The records namespace appearing (a dns-server installed), or someone changing our ConfigMap.
     if (kind === 'Namespace' && object.metadata?.name === this.mgr.recordsNamespace) return this.enqueueAll();
     if (
@@ -144,6 +156,10 @@ export class ZoneController implements Runnable {
       !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)
     )
       this.enqueueAll();
+  }
+
+  private exposing(): boolean {
+    return this.zones.list().some((z) => z.status?.enforced?.expose);
   }
 
   private changed(id: string, type: string, what: unknown): boolean {

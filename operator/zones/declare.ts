@@ -6,6 +6,7 @@
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
+  EXPOSED_DNS_SERVICE,
   ZONES_CONFIGMAP,
   ZONES_CONFIGMAP_KEY,
   ZONES_CONFIGMAP_LABEL,
@@ -17,7 +18,8 @@ import { NAMESPACES } from '../manager/clusters/kinds.js';
 import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
-import { ZONE_DECLARATIONS } from './kinds.js';
+import { EXPOSED_DNS_SERVERS, ZONE_DECLARATIONS } from './kinds.js';
+import type { ExposedServer } from './nameservers.js';
 
 export interface DeclarerOptions {
   clusters: ClusterCache;
@@ -38,16 +40,20 @@ export class ZoneDeclarer {
 
   constructor(private readonly opts: DeclarerOptions) {}
 
-  async declare(zones: readonly DeclaredZone[]): Promise<Declarations> {
-    const text = zoneDeclarationText(zones);
+  /**
+   * @param zonesFor the zones the clusters of a management namespace are told (the zones in force,
+   *   and the namespace parts delegated to it, ADR 0215)
+   */
+  async declare(zonesFor: (namespace: string) => readonly DeclaredZone[]): Promise<Declarations> {
     const out: Declarations = new Map();
     await Promise.all(
       this.opts.listClusters().map(async ({ namespace, name }) => {
         const key = `${namespace}/${name}`;
+        const zones = zonesFor(namespace);
         try {
           const remote = await this.ready(namespace, name);
           if (remote === 'skipped') return;
-          await this.sync(remote, zones.length ? text : undefined);
+          await this.sync(remote, zones.length ? zoneDeclarationText(zones) : undefined);
           out.set(key, { declared: zones.map((z) => z.name) });
           this.failing.delete(key);
         } catch (err) {
@@ -57,6 +63,29 @@ export class ZoneDeclarer {
       }),
     );
     return out;
+  }
+
+  /**
+   * Every workload cluster's exposed dns-server as the watches show it now (ADR 0215): the IP
+   * addresses of its Service's load-balancer ingress, or none when the Service is gone, has no
+   * address yet, or the cluster is unreachable (its watched copy may be stale: it is not trusted).
+   * Asked only while some zone has spec.nameservers.expose, so that no other installation gets
+   * the watch.
+   */
+  async exposedServers(): Promise<ExposedServer[]> {
+    return Promise.all(
+      this.opts.listClusters().map(async ({ namespace, name }): Promise<ExposedServer> => {
+        const none = { namespace, name, addresses: [] };
+        const remote = this.opts.clusters.get(namespace, name);
+        if (!remote || remote.healthy === false) return none;
+        const ns = this.opts.recordsNamespace;
+        const services = remote.informer(EXPOSED_DNS_SERVERS, ns);
+        // synced() also says so when the cluster turned unreachable meanwhile.
+        if (await remote.synced([services], this.opts.firstSyncTimeoutMs)) return none;
+        const ingress = services.get(EXPOSED_DNS_SERVICE, ns)?.status?.loadBalancer?.ingress ?? [];
+        return { namespace, name, addresses: ingress.flatMap((i) => (i.ip ? [i.ip] : [])) };
+      }),
+    );
   }
 
   /** No zone declared: no ConfigMap (a flags-only installation gets no object it did not ask for). */

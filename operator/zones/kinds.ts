@@ -3,9 +3,10 @@
 // name. Declared here as the GatewayDNS controller declares its own: the
 // manager's cache shares one informer per watch. In each workload cluster: the
 // ConfigMap that tells its dns-server which zones to serve.
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Service } from '@kubernetes/client-node';
 import {
   DNSZONE_PLURAL,
+  EXPOSED_DNS_SERVICE,
   GATEWAYDNS_PLURAL,
   GROUP,
   VERSION,
@@ -13,7 +14,7 @@ import {
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import { configMapsType } from '../manager/clusters/kinds.js';
+import { configMapsType, servicesType } from '../manager/clusters/kinds.js';
 import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
 
 export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
@@ -37,4 +38,14 @@ export const ZONE_DECLARATIONS: ResourceType<V1ConfigMap & KubernetesObject> = c
   {
     fieldSelector: `metadata.name=${ZONES_CONFIGMAP}`,
   },
+);
+
+/**
+ * In each workload cluster's records namespace: the dns-server's exposed Service, whose
+ * load-balancer addresses are the glue of the zones with spec.nameservers.expose (ADR 0215).
+ */
+export const EXPOSED_DNS_SERVERS: ResourceType<V1Service & KubernetesObject> = servicesType(
+  'ExposedDnsServer',
+  undefined,
+  `metadata.name=${EXPOSED_DNS_SERVICE}`,
 );

@@ -6,6 +6,8 @@ export class ZoneMetrics {
   readonly auditWithdrawals = new Map<string, { zone: string; count: number }>();
   /** Per DNSZone: 1 when Ready is True. */
   readonly ready = new Map<string, { zone: string; ready: boolean }>();
+  /** Per DNSZone with spec.nameservers.expose: the exposed dns-servers in its NS set now. */
+  readonly exposedNameservers = new Map<string, { zone: string; count: number }>();
 
   constructor(registry: Registry) {
     registerRead(
@@ -24,10 +26,19 @@ export class ZoneMetrics {
       ['dnszone', 'zone'],
       () => [...this.ready].map(([dnszone, { zone, ready }]) => [{ dnszone, zone }, ready ? 1 : 0]),
     );
+    registerRead(
+      registry,
+      'capi_dns_zone_exposed_nameservers',
+      'Exposed dns-servers in the NS set of a DNSZone with spec.nameservers.expose (status.nameservers): 0 means the zone is unreachable from outside through them.',
+      'gauge',
+      ['dnszone', 'zone'],
+      () => [...this.exposedNameservers].map(([dnszone, { zone, count }]) => [{ dnszone, zone }, count]),
+    );
   }
 
   forget(name: string): void {
     this.auditWithdrawals.delete(name);
     this.ready.delete(name);
+    this.exposedNameservers.delete(name);
   }
 }

@@ -4,7 +4,7 @@
 // finalizer) or reconcileNormal (finalizer; the status, pure, in status.ts).
 // The GatewayDNS claims read the delegations in force from status.enforced,
 // so this status is what puts a spec in force (ADR 0213).
-import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus } from '../../api/index.js';
+import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus, type EnforcedZone } from '../../api/index.js';
 import { ZONE_CONDITIONS } from '../model/conditions.js';
 import { governingZone, inZone } from '../model/delegation.js';
 import type { Logger } from '../manager/runtime/log.js';
@@ -12,8 +12,16 @@ import type { Outcome } from '../manager/runtime/workqueue.js';
 import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
 import type { ZoneDeclarer } from './declare.js';
+import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
-import { clustersServing, declaredZones, zonesInForce, zoneStatus, type ServedNames } from './status.js';
+import {
+  clustersServing,
+  declaredZones,
+  declaredZonesFor,
+  zonesInForce,
+  zoneStatus,
+  type ServedNames,
+} from './status.js';
 
 export interface ZoneReconcilerOptions {
   getZone: (name: string) => DNSZone | undefined;
@@ -72,8 +80,16 @@ export class ZoneReconciler {
     const withThis = this.opts
       .listZones()
       .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
-    const declarations = await this.opts.declarer.declare(declaredZones(withThis));
-    const status = this.statusOf(zone, clustersServing(inForce.enforced?.zone, declarations));
+    const nameserversOf = await this.nameservers(withThis);
+    const declared = declaredZones(withThis, nameserversOf);
+    const declarations = await this.opts.declarer.declare((namespace) =>
+      declaredZonesFor(namespace, withThis, declared, nameserversOf),
+    );
+    const status = this.statusOf(
+      zone,
+      clustersServing(inForce.enforced?.zone, declarations),
+      inForce.enforced?.expose ? nameserversOf(inForce.enforced) : undefined,
+    );
     const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
     if (
       ready?.status === 'False' &&
@@ -86,6 +102,12 @@ export class ZoneReconciler {
         count: status.audit.length,
       });
     else this.opts.metrics.auditWithdrawals.delete(zone.metadata.name);
+    if (status.enforced?.expose)
+      this.opts.metrics.exposedNameservers.set(zone.metadata.name, {
+        zone: zone.spec.zone,
+        count: status.nameservers?.length ?? 0,
+      });
+    else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
   }
 
@@ -110,7 +132,12 @@ export class ZoneReconciler {
         graceMs: grace,
       });
     // Then the dns-servers stop serving it (unless the flags declare it, or another DNSZone does).
-    const declarations = await this.opts.declarer.declare(declaredZones(this.opts.listZones()));
+    const remaining = this.opts.listZones();
+    const nameserversOf = await this.nameservers(remaining);
+    const declared = declaredZones(remaining, nameserversOf);
+    const declarations = await this.opts.declarer.declare((namespace) =>
+      declaredZonesFor(namespace, remaining, declared, nameserversOf),
+    );
     const failing = [...declarations].flatMap(([cluster, d]) =>
       'error' in d ? [`${cluster} (${d.error})`] : [],
     );
@@ -126,15 +153,32 @@ export class ZoneReconciler {
     log.info('DNSZone deleted: what it governed is withdrawn', { zone: zone.spec.zone });
   }
 
-  private statusOf(zone: DNSZone, clusters?: DNSZoneStatus['clusters']): DNSZoneStatus {
+  private statusOf(
+    zone: DNSZone,
+    clusters?: DNSZoneStatus['clusters'],
+    nameservers?: ZoneNameservers,
+  ): DNSZoneStatus {
     return zoneStatus({
       zone,
       zones: this.opts.listZones(),
       served: this.opts.served(),
       namespaceLabels: this.opts.namespaceLabels,
       clusters,
+      ...(nameservers ? { nameservers } : {}),
       now: new Date(),
     });
+  }
+
+  /**
+   * The NS set and glue of each zone with spec.nameservers.expose, from the exposed dns-servers as
+   * the watches show them now (ADR 0215); no watch is opened while no zone exposes.
+   */
+  private async nameservers(
+    zones: readonly DNSZone[],
+  ): Promise<(enforced: EnforcedZone) => ZoneNameservers | undefined> {
+    if (!zones.some((z) => z.status?.enforced?.expose)) return () => undefined;
+    const exposed = await this.opts.declarer.exposedServers();
+    return (enforced) => zoneNameservers(enforced, exposed, this.opts.namespaceLabels);
   }
 
   /**

@@ -3,7 +3,7 @@
 // force (status.enforced), its conditions, which namespaces hold which of its
 // names, and in Audit what Enforce would withdraw. Bad input leaves the
 // delegations in force as they were: nothing served changes (ADR 0213).
-import type { DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
+import type { Condition, DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
 import {
   removeCondition,
   setCondition,
@@ -20,6 +20,7 @@ import {
   type GoverningZone,
 } from '../model/delegation.js';
 import { namedFirst } from '../manager/runtime/summary.js';
+import type { ZoneNameservers } from './nameservers.js';
 
 /** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
 export interface ServedNames {
@@ -36,6 +37,8 @@ export interface ZoneStatusInput {
   namespaceLabels: (namespace: string) => Record<string, string> | undefined;
   /** Per workload cluster: whether its dns-server is told to serve the zone (empty: none known yet). */
   clusters?: DNSZoneStatus['clusters'];
+  /** With spec.nameservers.expose in force: the exposed dns-servers that are its NS now. */
+  nameservers?: ZoneNameservers;
   now: Date;
 }
 
@@ -133,6 +136,7 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
         },
         now,
       );
+  conditions = exposedCondition(conditions, enforced, input.nameservers, generation, now);
   return {
     observedGeneration: generation,
     conditions,
@@ -141,6 +145,10 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
     holders: holdersNow,
     audit,
     clusters,
+    nameservers: input.nameservers?.servers ?? (enforced?.expose ? (previous?.nameservers ?? []) : []),
+    zoneCuts: input.nameservers?.cuts ?? (enforced?.expose ? (previous?.zoneCuts ?? []) : []),
+    parentRecords:
+      input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []),
   };
 }
 
@@ -205,20 +213,50 @@ function childZones(
     .map((z) => ({ zone: z.enforced.zone, name: z.name }));
 }
 
-/** What every dns-server is told to serve: each zone in force once (of two DNSZones for one zone, the older's). */
-export function declaredZones(zones: readonly DNSZone[]): DeclaredZone[] {
+/**
+ * What every dns-server is told to serve: each zone in force once (of two DNSZones for one zone, the
+ * older's). A zone with spec.nameservers.expose gets the NS set and glue `nameserversOf` computes
+ * (nameservers.ts); with no exposed server answering, its own names or the dns-servers' --ns.
+ */
+export function declaredZones(
+  zones: readonly DNSZone[],
+  nameserversOf: (enforced: EnforcedZone) => ZoneNameservers | undefined = () => undefined,
+): DeclaredZone[] {
   const seen = new Set<string>();
   const out: DeclaredZone[] = [];
   for (const { enforced } of zonesInForce(zones)) {
     if (seen.has(enforced.zone)) continue;
     seen.add(enforced.zone);
+    const exposed = enforced.expose ? nameserversOf(enforced) : undefined;
+    const nameServers = exposed?.nameServers.length ? exposed.nameServers : (enforced.nameServers ?? []);
     out.push({
       name: enforced.zone,
       ...(enforced.soa ? { soa: enforced.soa } : {}),
-      ...(enforced.nameServers?.length ? { nameServers: enforced.nameServers } : {}),
+      ...(nameServers.length ? { nameServers } : {}),
+      ...(exposed?.glue.length ? { glue: exposed.glue } : {}),
+      ...(exposed?.cuts.length ? { cuts: exposed.cuts } : {}),
     });
   }
   return out;
+}
+
+/**
+ * What the dns-servers of one management namespace's clusters are told: every zone in force
+ * (`declared`), and the namespace parts of exposed zones delegated to the namespace, each a zone
+ * of its own behind its cut (ADR 0215). A part another DNSZone declares as a zone stays that one's.
+ */
+export function declaredZonesFor(
+  namespace: string,
+  zones: readonly DNSZone[],
+  declared: readonly DeclaredZone[],
+  nameserversOf: (enforced: EnforcedZone) => ZoneNameservers | undefined,
+): DeclaredZone[] {
+  const names = new Set(declared.map((z) => z.name));
+  const parts = zonesInForce(zones)
+    .filter((z) => z.enforced.expose)
+    .flatMap((z) => nameserversOf(z.enforced)?.partsServedBy(namespace) ?? [])
+    .filter((p) => !names.has(p.name) && (names.add(p.name), true));
+  return parts.length ? [...declared, ...parts] : [...declared];
 }
 
 /** One zone's view of the declarations: per workload cluster, whether its dns-server is told to serve it. */
@@ -233,4 +271,36 @@ export function clustersServing(
         ? { cluster, served: false, message: d.error }
         : { cluster, served: zone !== undefined && d.declared.includes(zone) },
     );
+}
+
+/** NameserversExposed, while spec.nameservers.expose is in force (left as it was when not computed this pass). */
+function exposedCondition(
+  conditions: Condition[],
+  enforced: EnforcedZone | undefined,
+  nameservers: ZoneNameservers | undefined,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  if (!enforced?.expose) return removeCondition(conditions, ZONE_CONDITIONS.NameserversExposed);
+  if (!nameservers) return conditions;
+  const servers = nameservers.servers;
+  return setCondition(
+    conditions,
+    {
+      type: ZONE_CONDITIONS.NameserversExposed,
+      ...(servers.length
+        ? {
+            status: 'True',
+            reason: ZONE_REASONS.Exposed,
+            message: `NS ${namedFirst(servers.map((s) => `${s.name} (${s.addresses.join(', ')})`))}${nameservers.cuts.length ? `; zone cuts ${nameservers.cuts.map((c) => c.name).join(', ')}` : ''}${nameservers.uncut.length ? `; no cut for ${nameservers.uncut.join(', ')}` : ''}`,
+          }
+        : {
+            status: 'False',
+            reason: ZONE_REASONS.NoExposedServer,
+            message: `no cluster serving the zone has an exposed dns-server with an address (Service capi-dns-server-external, type LoadBalancer); NS ${nameservers.nameServers.length ? nameservers.nameServers.join(', ') : "each dns-server's --ns"}`,
+          }),
+      observedGeneration: generation,
+    },
+    now,
+  );
 }

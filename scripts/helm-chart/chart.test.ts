@@ -17,6 +17,7 @@ describe('chart of the real config/', () => {
 
   it('makes the CRDs files of crds/, the Namespaces Helm or a value, the rest templates', () => {
     expect([...files.keys()].filter((f) => f.startsWith('crds/')).sort()).toEqual([
+      'crds/clusterprofiles.multicluster.x-k8s.io.yaml',
       'crds/clusterproperties.about.k8s.io.yaml',
       'crds/dnsrecordsets.connectivity.tanzu.vmware.com.yaml',
       'crds/dnszones.connectivity.tanzu.vmware.com.yaml',

@@ -44,6 +44,11 @@ export const OPTIONAL_DIRS: { dir: string; kinds: Record<string, string> }[] = [
       PodMonitor: 'monitoring.podMonitors.enabled',
     },
   },
+  // The dns-server reachable from outside (ADR 0215): its LoadBalancer Service and NetworkPolicy.
+  {
+    dir: 'dns-server-exposed',
+    kinds: { Service: 'dnsServer.expose.enabled', NetworkPolicy: 'dnsServer.expose.enabled' },
+  },
 ];
 
 export interface ChartInput {
@@ -119,7 +124,10 @@ export function chart(input: ChartInput): Chart {
   const define = (name: string, objects: Manifest[], extra: typeof optional = []) =>
     `{{- define "capi-dns.workload.${name}" -}}\n${objects.map((o) => inside.workloadObject(o)).join('---\n')}` +
     extra
-      .map((g) => `{{- if $.root.Values.${g.gate} }}\n---\n${inside.monitoringObject(g.object)}{{- end }}\n`)
+      .map(
+        (g) =>
+          `{{- if $.root.Values.${g.gate} }}\n---\n${g.gate.startsWith('monitoring.') ? inside.monitoringObject(g.object) : inside.exposedObject(g.object)}{{- end }}\n`,
+      )
       .join('') +
     '{{- end }}\n';
   files.set(

@@ -99,6 +99,20 @@ export class Scope {
       : this.gated(o.kind, 'dnsServer', text);
   }
 
+  /**
+   * An object of config/dns-server-exposed: the records namespace and Helm's labels; the Service
+   * takes the annotations a cloud's load balancer needs (dnsServer.expose.annotations).
+   */
+  exposedObject(original: Manifest): string {
+    const o = this.common(original, 'dnsServer');
+    if (o.kind === 'Service') {
+      (o.metadata as Obj)[this.holes.optionalBlock('annotations', `${this.v}.dnsServer.expose.annotations`)] =
+        '';
+      this.values.set('dnsServer.expose.annotations', {});
+    }
+    return this.holes.render(o);
+  }
+
   /** A monitoring object (config/monitoring): namespaces, labels, and the monitoring values. */
   monitoringObject(original: Manifest): string {
     const o = this.common(original);

@@ -91,6 +91,10 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Who may query the DNS port: the cluster's CoreDNS (its pods' label differs on some distributions).",
   'dnsServer.networkPolicy.metricsFrom':
     'Who may reach the metrics and health port: your Prometheus (kube-prometheus-stack: its namespace, e.g. `kubernetes.io/metadata.name: monitoring`, or its pods).',
+  'dnsServer.expose.enabled':
+    'config/dns-server-exposed: the dns-server reachable from outside (a LoadBalancer Service `capi-dns-server-external` and a NetworkPolicy admitting DNS from anywhere), the name servers of DNSZones with `spec.nameservers.expose` (ADR 0215).',
+  'dnsServer.expose.annotations':
+    "Annotations on the exposed Service (your cloud's load balancer: e.g. `service.beta.kubernetes.io/aws-load-balancer-type: nlb`).",
   'dnsServer.nodeSelector': "The dns-server pods' nodeSelector.",
   'dnsServer.tolerations': "The dns-server pods' tolerations.",
   'dnsServer.affinity': "The dns-server pods' affinity.",

@@ -271,6 +271,29 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'a flood rate-limited by one dns-server (200/s), a few by the other (1/s)',
+    series: [
+      [`capi_dns_server_rate_limited_responses_total{${DNS},instance="dns-1",action="dropped"}`, '0+6000x30'],
+      [`capi_dns_server_rate_limited_responses_total{${DNS},instance="dns-1",action="slipped"}`, '0+6000x30'],
+      [`capi_dns_server_rate_limited_responses_total{${DNS},instance="dns-2",action="dropped"}`, '0+60x30'],
+    ],
+    checks: [
+      { at: '5m', alert: 'CapiDnsServerRateLimiting', fires: [] },
+      { at: '20m', alert: 'CapiDnsServerRateLimiting', fires: [{ instance: 'dns-1' }] },
+    ],
+  },
+  {
+    name: 'a DNSZone whose exposed dns-servers are all gone; one that keeps one',
+    series: [
+      [`capi_dns_zone_exposed_nameservers{${OP},dnszone="a",zone="a.test"}`, '2 1 0x10'],
+      [`capi_dns_zone_exposed_nameservers{${OP},dnszone="b",zone="b.test"}`, '2 1x10'],
+    ],
+    checks: [
+      { at: '3m', alert: 'CapiDnsZoneNoExposedNameserver', fires: [] },
+      { at: '9m', alert: 'CapiDnsZoneNoExposedNameserver', fires: [{ dnszone: 'a', zone: 'a.test' }] },
+    ],
+  },
+  {
     name: 'a change not built for over 5 minutes; a dns-server that builds not',
     series: [
       [`capi_dns_server_zone_build_pending_seconds{${DNS},instance="dns-1"}`, '0 0+60x12'],

@@ -28,6 +28,8 @@ export interface RuleOptions {
   servfailRatio: number;
   /** REFUSED answers, as a share of all, above which CapiDnsServerRefusing fires. */
   refusedRatio: number;
+  /** Rate-limited responses a second (dropped and slipped) above which CapiDnsServerRateLimiting fires. */
+  rateLimitedPerSecond: number;
   /** Seconds a change delivered to a dns-server may wait for its zone build. */
   zoneBuildPendingSeconds: number;
   /** Seconds a zone's secondary may stay behind the serial a dns-server serves (ADR 0216). */
@@ -43,6 +45,7 @@ export const DEFAULT_RULE_OPTIONS: RuleOptions = {
   rateWindow: '5m',
   servfailRatio: 0.01,
   refusedRatio: 0.1,
+  rateLimitedPerSecond: 100,
   zoneBuildPendingSeconds: 300,
   secondaryLagSeconds: 900,
   runbookUrl: 'https://github.com/capi-dns/capi-dns/blob/main/docs/operating.md',
@@ -171,6 +174,14 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'No candidate of GatewayDNS {{ $labels.namespace }}/{{ $labels.gatewaydns }} is healthy from some cluster.',
           'Workload clusters find no candidate cluster of {{ $labels.namespace }}/{{ $labels.gatewaydns }} healthy: they answer as whenNoneHealthy says.',
         ),
+        alert(
+          'CapiDnsZoneNoExposedNameserver',
+          `max by (cluster, dnszone, zone) (capi_dns_zone_exposed_nameservers{${op}}) == 0`,
+          '5m',
+          'critical',
+          'DNSZone {{ $labels.dnszone }} ({{ $labels.zone }}) has no exposed dns-server in its NS set.',
+          'No cluster serving {{ $labels.zone }} has an exposed dns-server with a load-balancer address that answers: resolvers outside the fleet reach the zone only through the names of spec.nameservers.names, if any (ADR 0215).',
+        ),
       ],
     },
     {
@@ -211,6 +222,14 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'warning',
           'dns-server {{ $labels.instance }} refuses many queries.',
           `More than ${o.refusedRatio * 100} % of the queries to {{ $labels.instance }} are REFUSED: names outside its zones, or zone transfers.`,
+        ),
+        alert(
+          'CapiDnsServerRateLimiting',
+          `sum by (cluster, instance) (rate(capi_dns_server_rate_limited_responses_total{${dns}}[${o.rateWindow}])) > ${o.rateLimitedPerSecond}`,
+          '10m',
+          'warning',
+          'dns-server {{ $labels.instance }} rate-limits many responses.',
+          `More than ${o.rateLimitedPerSecond} responses a second of {{ $labels.instance }} are held back by response rate limiting: a flood (a reflection attack using it), or a resolver farm behind one prefix that --rrl-responses-per-second is too low for.`,
         ),
         alert(
           'CapiDnsServerZoneNotRebuilt',

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { EXPOSED_DNS_SERVICE } from '../../api/index.js';
 import { renderClusterResourceSet } from '../../scripts/clusterresourceset/render.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
@@ -79,7 +80,7 @@ beforeAll(async () => {
 });
 
 describe('config/ on the management cluster', () => {
-  it('config/default: GatewayDNS CRD, RBAC and the controller, accepted by the API server', async () => {
+  it('config/default: GatewayDNS, DNSZone and ClusterProfile CRDs, RBAC and the controller, accepted by the API server', async () => {
     expect(appliedObjects(await dryRun(MANAGEMENT, ['-k', 'config/default']))).toEqual([
       'clusterrole.rbac.authorization.k8s.io/capi-dns-admin',
       'clusterrole.rbac.authorization.k8s.io/capi-dns-controller',
@@ -90,6 +91,7 @@ describe('config/ on the management cluster', () => {
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-dnszones',
       'clusterrolebinding.rbac.authorization.k8s.io/capi-dns-controller-kubeconfig-reader',
+      'customresourcedefinition.apiextensions.k8s.io/clusterprofiles.multicluster.x-k8s.io',
       'customresourcedefinition.apiextensions.k8s.io/dnszones.connectivity.tanzu.vmware.com',
       'customresourcedefinition.apiextensions.k8s.io/gatewaydns.connectivity.tanzu.vmware.com',
       'deployment.apps/capi-dns-controller',
@@ -171,6 +173,16 @@ describe('config/ on a workload cluster', () => {
     'config/dns-server',
   ])('%s on its own', async (dir) => {
     expect(appliedObjects(await dryRun(WORKLOAD, ['-k', dir])).length).toBeGreaterThan(0);
+  });
+
+  it('config/dns-server-exposed: the dns-server reachable from outside, off by default (not in config/workload)', async () => {
+    expect(appliedObjects(await dryRun(WORKLOAD, ['-k', 'config/dns-server-exposed']))).toEqual([
+      'networkpolicy.networking.k8s.io/capi-dns-server-external',
+      'service/capi-dns-server-external',
+    ]);
+    expect((await render('config/workload')).map((m) => m.metadata.name)).not.toContain(
+      'capi-dns-server-external',
+    );
   });
 
   it('examples/kuard.yaml: kuard behind the LoadBalancer Service projectcontour/envoy', async () => {
@@ -309,6 +321,35 @@ describe('rendered manifests', () => {
     expect(quota?.spec?.scopeSelector).toEqual({
       matchExpressions: [{ operator: 'In', scopeName: 'PriorityClass', values: ['system-cluster-critical'] }],
     });
+  });
+
+  it("the exposed Service: a LoadBalancer named as the operator reads it, keeping clients' addresses (rate limiting), to the dns-server's DNS port; DNS from anywhere", async () => {
+    const objects = await render('config/dns-server-exposed');
+    const service = objects.find((m) => m.kind === 'Service');
+    expect(service?.metadata).toEqual(
+      expect.objectContaining({ name: EXPOSED_DNS_SERVICE, namespace: 'capi-dns' }),
+    );
+    expect(service?.spec).toEqual(
+      expect.objectContaining({
+        type: 'LoadBalancer',
+        externalTrafficPolicy: 'Local',
+        selector: { 'app.kubernetes.io/name': 'capi-dns-server' },
+        ports: [
+          { name: 'dns-udp', port: 53, targetPort: 'dns-udp', protocol: 'UDP' },
+          { name: 'dns-tcp', port: 53, targetPort: 'dns-tcp', protocol: 'TCP' },
+        ],
+      }),
+    );
+    const policy = objects.find((m) => m.kind === 'NetworkPolicy');
+    expect(policy?.spec?.ingress).toEqual([
+      {
+        from: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }],
+        ports: [
+          { port: 5353, protocol: 'UDP' },
+          { port: 5353, protocol: 'TCP' },
+        ],
+      },
+    ]);
   });
 
   it('the dns-server Service maps port 53 to the non-root port 5353, over UDP and TCP', async () => {

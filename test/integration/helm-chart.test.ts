@@ -33,7 +33,12 @@ const HELM_LABELS = [
 interface Manifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
 }
@@ -372,6 +377,7 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
         'ClusterRoleBinding//capi-dns-controller',
         'ClusterRoleBinding//capi-dns-controller-dnszones',
         'ClusterRoleBinding//capi-dns-controller-kubeconfig-reader',
+        'CustomResourceDefinition//clusterprofiles.multicluster.x-k8s.io',
         'CustomResourceDefinition//clusterproperties.about.k8s.io',
         'CustomResourceDefinition//dnsrecordsets.connectivity.tanzu.vmware.com',
         'CustomResourceDefinition//dnszones.connectivity.tanzu.vmware.com',
@@ -525,6 +531,52 @@ describe('helm template accepted by the API servers (server-side dry run)', () =
     expect(find(objects, 'ClusterRoleBinding', 'capi-dns-server-clusterset')).toMatchObject({
       subjects: [{ kind: 'ServiceAccount', name: 'capi-dns-server', namespace: 'dns-records' }],
     });
+  });
+
+  it('the exposed dns-server (dnsServer.expose.enabled, off by default), with the annotations a cloud load balancer needs, direct and in the ClusterResourceSet', async () => {
+    const direct = ['--set', 'operator.enabled=false', '--set', 'dnsServer.enabled=true', '--skip-tests'];
+    const exposed = (objects: Manifest[]) =>
+      objects.filter((o) => o.metadata.name === 'capi-dns-server-external').map(id);
+    expect(exposed(parse(await helm.template('x', ['-n', 'capi-dns', ...direct])))).toEqual([]);
+    const values = valuesFile('exposed', {
+      dnsServer: {
+        expose: {
+          enabled: true,
+          annotations: { 'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb' },
+        },
+      },
+    });
+    const objects = await dryRun(
+      WORKLOAD,
+      await helm.template('x', ['-n', 'capi-dns', ...direct, '-f', values]),
+    );
+    expect(exposed(objects).sort()).toEqual([
+      'NetworkPolicy/capi-dns/capi-dns-server-external',
+      'Service/capi-dns/capi-dns-server-external',
+    ]);
+    const service = find(objects, 'Service', 'capi-dns-server-external');
+    expect(service.metadata.annotations).toMatchObject({
+      'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb',
+    });
+    expect(service.spec).toMatchObject({ type: 'LoadBalancer', externalTrafficPolicy: 'Local' });
+    expect(find(objects, 'NetworkPolicy', 'capi-dns-server-external').spec).toMatchObject({
+      ingress: [{ from: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }] }],
+    });
+    const crs = parse(
+      await helm.template('x', [
+        '-n',
+        'dev-team',
+        '--set',
+        'operator.enabled=false',
+        '--set',
+        'clusterResourceSet.enabled=true',
+        '-f',
+        values,
+      ]),
+    );
+    expect(parse(crs[1]!.data!['objects.yaml']!).map(id)).toEqual(
+      expect.arrayContaining(['Service/capi-dns/capi-dns-server-external']),
+    );
   });
 
   it('the ClusterResourceSet release in a Clusters namespace, its ConfigMaps carrying the values', async () => {

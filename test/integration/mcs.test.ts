@@ -53,6 +53,24 @@ type ServiceImport = KubernetesObject & {
   status?: ServiceImportStatus;
 };
 
+/** The ServiceExport CRD with status.clusters (KEP PR kubernetes/enhancements#6329: ClusterStatus entries). */
+function withExportClusters(crd: KubernetesObject): KubernetesObject {
+  if (crd.metadata?.name !== 'serviceexports.multicluster.x-k8s.io') return crd;
+  const copy = structuredClone(crd) as KubernetesObject & {
+    spec: {
+      versions: {
+        schema: { openAPIV3Schema: { properties: { status: { properties: Record<string, unknown> } } } };
+      }[];
+    };
+  };
+  for (const v of copy.spec.versions)
+    v.schema.openAPIV3Schema.properties.status.properties.clusters = {
+      type: 'array',
+      items: { type: 'object', required: ['cluster'], properties: { cluster: { type: 'string' } } },
+    };
+  return copy;
+}
+
 describe('Multi-Cluster Services: ServiceExport → ServiceImport in every member cluster', () => {
   let env: TestEnv;
   let op: OperatorProcess | undefined;
@@ -90,6 +108,16 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       if (statusCode(err) === 404) return undefined;
       throw err;
     }
+  };
+  /** The members a ServiceExport says it reaches (status.clusters), undefined where the field is absent. */
+  const exportReaches = async (cluster: string, name: string): Promise<string[] | undefined> => {
+    const se = (await custom(cluster).getNamespacedCustomObject({
+      ...MCS,
+      namespace: APPS,
+      plural: 'serviceexports',
+      name,
+    })) as { status?: { clusters?: { cluster: string }[] } };
+    return se.status?.clusters?.map((c) => c.cluster);
   };
   const exportConditions = async (cluster: string, name: string): Promise<Condition[]> => {
     const se = (await custom(cluster).getNamespacedCustomObject({
@@ -159,9 +187,11 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     ]);
     for (const cluster of ALL) {
       // The MCS CRDs as config/workload installs them; the ClusterProperty CRD is left to the operator.
+      // East's ServiceExport CRD has status.clusters as KEP PR #6329 proposes (mcs-api v0.5.2's has not).
+      const mcsCrds = readManifests(path.join(root, 'crds', 'mcs'));
       await installCrds(kc(cluster), [
         ...readManifests(path.join(root, 'crds')),
-        ...readManifests(path.join(root, 'crds', 'mcs')),
+        ...(cluster === 'east' ? mcsCrds.map(withExportClusters) : mcsCrds),
       ]);
       await registerWorkloadCluster(kc('management'), {
         namespace: cluster === OTHER ? OTHER_NS : NS,
@@ -302,6 +332,12 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
         reason: 'AllReachable',
       });
     await waitForCondition('east', 'web', 'Conflict', 'False', 'NoConflicts');
+    // No export-to annotation: every member is reached (status.clusters, where the CRD has it).
+    await eventually(
+      async () => expect(await exportReaches('east', 'web')).toEqual(['east', 'north', 'west']),
+      10_000,
+      50,
+    );
   });
 
   it('a second exporting cluster: union of ports by name, the older export wins, Conflict on both; endpoints behind a conflicting port left out', async () => {
@@ -338,6 +374,8 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       (s) => s.metadata?.labels?.['multicluster.kubernetes.io/source-cluster'],
     );
     expect(sources).toEqual(['east']);
+    // West's ServiceExport CRD (mcs-api v0.5.2's) has no status.clusters: none is written there.
+    expect(await exportReaches('west', 'web')).toBeUndefined();
   });
 
   it('the import stays while one cluster exports, and goes (with its slices and derived Service) when the last export goes', async () => {
@@ -556,6 +594,12 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     await waitForAnswer('west', 'db.apps.svc.clusterset.local', 'A', ip);
     await waitForAnswer('east', 'db.apps.svc.clusterset.local', 'A', []);
     await waitForCondition('east', 'db', 'Ready', 'True', 'Exported');
+    // status.clusters (KEP PR #6329): the members the export reaches, in step with the annotation.
+    await eventually(
+      async () => expect(await exportReaches('east', 'db')).toEqual(['north', 'west']),
+      10_000,
+      50,
+    );
     // Changed: the import moves.
     const began = Date.now();
     await annotate('region in (us)');
@@ -567,6 +611,7 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
     process.stderr.write(
       `export-to changed → the import moved from west to east in ${Date.now() - began} ms\n`,
     );
+    await eventually(async () => expect(await exportReaches('east', 'db')).toEqual(['east']), 10_000, 50);
     // Malformed: refused with a reason, withdrawn everywhere.
     await annotate('region in (us');
     await waitForCondition('east', 'db', 'Valid', 'False', 'InvalidExportTo');
@@ -575,6 +620,7 @@ describe('Multi-Cluster Services: ServiceExport → ServiceImport in every membe
       10_000,
       50,
     );
+    await eventually(async () => expect(await exportReaches('east', 'db')).toEqual([]), 10_000, 50);
     await deleteExport('east', 'db');
   });
 

@@ -54,12 +54,14 @@ describe('monitoring: a real Prometheus scraping the operator and the dns-server
       gateways.push(await startGateway(ADDRESS[cluster]!, port, { name: cluster }));
       await setLoadBalancer(env.kubeConfig(cluster), 'projectcontour', 'envoy', [{ ip: ADDRESS[cluster]! }]);
     }
-    // Leader election on (the default): leader_election_master_status is served.
+    // Leader election on (the default): leader_election_master_status is served; ClusterProfiles
+    // produced: their metrics are served (docs/operating.md lists them).
     op = await startOperator(env.cluster('management').kubeconfig, [
       '--namespace',
       NS,
       '--identity',
       'monitoring',
+      '--cluster-profiles=produce',
     ]);
     for (const cluster of CLUSTERS)
       dns[cluster] = await startDnsServer(

@@ -14,7 +14,10 @@ export function repoRoot(): string {
 }
 
 /** Binaries built by test/testenv/build.sh. */
-export function binPath(name: 'testenv' | 'kubectl' | 'coredns' | 'helm'): string {
+export function binPath(
+  name:
+    'testenv' | 'kubectl' | 'coredns' | 'helm' | 'clusterprofile-consumer' | 'kubeconfig-secretreader-plugin',
+): string {
   const p = path.join(repoRoot(), '.cache', 'bin', name);
   if (!existsSync(p)) throw new Error(`${p} is missing: run "npm run testenv:build" first`);
   return p;

@@ -1,4 +1,5 @@
 // The state every multi-cluster test starts from: our CRDs in every cluster,
+// the ClusterProfile CRD (crds/inventory, as config/default) in the management cluster,
 // the test environment's minimal Cluster API providers (test/fixtures) in the
 // management cluster, and each workload cluster registered the way a provider
 // registers it, provisioned by Cluster API's own controllers.
@@ -29,6 +30,7 @@ export async function prepareClusters(env: TestEnv, opts: PrepareOptions): Promi
   const management = env.kubeConfig('management');
   await installCrds(management, [
     ...(opts.managementCrds ? opts.managementCrds(ours) : ours),
+    ...readManifests(path.join(root, 'crds', 'inventory')),
     ...readManifests(path.join(root, 'test', 'fixtures')),
   ]);
   for (const cluster of opts.workloads) {

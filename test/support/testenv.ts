@@ -73,6 +73,8 @@ export interface StartOptions {
   apiserverArgs?: string[];
   /** Environment of the test environment's process added to ours (e.g. GOGC). */
   env?: Record<string, string>;
+  /** Run Cluster API's controller manager and install its CRDs in the management cluster (default true). */
+  clusterApi?: boolean;
 }
 
 export class TestEnv {
@@ -92,8 +94,7 @@ export class TestEnv {
       dir,
       '--workload-clusters',
       workloads.join(','),
-      '--cluster-api',
-      clusterApiManifests(),
+      ...(opts.clusterApi === false ? [] : ['--cluster-api', clusterApiManifests()]),
     ];
     if (opts.auditWrites) args.push('--audit-writes');
     for (const arg of opts.apiserverArgs ?? []) args.push(`--apiserver-arg=${arg}`);

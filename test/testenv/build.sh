@@ -2,7 +2,8 @@
 # Builds the test environment binary, kubectl, the node and control-plane
 # binaries (kubelet, kube-proxy, kube-controller-manager, kube-scheduler; all
 # from the same k8s.io/kubernetes release as the API servers), Cluster API's
-# manager, Helm and CoreDNS into .cache/bin. Go's build cache makes a second
+# manager, Helm, a ClusterProfile consumer with its exec plugin, and CoreDNS
+# into .cache/bin. Go's build cache makes a second
 # run with nothing changed take seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +70,15 @@ fi
 helm_version=$(cd helm && go list -m -f '{{.Version}}' helm.sh/helm/v4)
 echo "testenv: building Helm $helm_version" >&2
 (cd helm && go build -ldflags "-X helm.sh/helm/v4/internal/version.version=$helm_version" -o "$bin/helm" helm.sh/helm/v4/cmd/helm)
+# A ClusterProfile consumer (SIG Multicluster's cluster inventory, KEP-4322) and the
+# module's kubeconfig-secretreader exec plugin, from their own module
+# (clusterprofile/go.mod) at the sigs.k8s.io/cluster-inventory-api release pinned
+# there: the consumer the cluster-profiles integration test runs against what the
+# operator produces is the module's pkg/access and plugin, not capi-dns code.
+inventory_version=$(cd clusterprofile && go list -m -f '{{.Version}}' sigs.k8s.io/cluster-inventory-api)
+echo "testenv: building the ClusterProfile consumer and kubeconfig-secretreader plugin (cluster-inventory-api $inventory_version)" >&2
+(cd clusterprofile && go build -o "$bin/clusterprofile-consumer" . &&
+  go build -o "$bin/kubeconfig-secretreader-plugin" sigs.k8s.io/cluster-inventory-api/plugins/kubeconfig-secretreader/cmd/plugin)
 # CoreDNS is installed from its own module at a pinned release: its
 # dependency graph stays exactly the one CoreDNS ships, not merged with ours.
 if [ "$("$bin/coredns" -version 2>/dev/null | grep -o 'CoreDNS-[0-9.]*' || true)" != "CoreDNS-${COREDNS_VERSION#v}" ]; then

@@ -470,6 +470,15 @@ spec:
           for: 10m
           labels:
             severity: warning
+        - alert: CapiDnsServerRateLimiting
+          annotations:
+            description: "More than 100 responses a second of {{ "{{" }} $labels.instance {{ "}}" }} are held back by response rate limiting: a flood (a reflection attack using it), or a resolver farm behind one prefix that --rrl-responses-per-second is too low for."
+            runbook_url: {{ printf "%s#capidnsserverratelimiting" (trimSuffix "/" $.root.Values.monitoring.prometheusRule.runbookBaseUrl) | quote }}
+            summary: dns-server {{ "{{" }} $labels.instance {{ "}}" }} rate-limits many responses.
+          expr: sum by (cluster, instance) (rate(capi_dns_server_rate_limited_responses_total{job="capi-dns-server"}[5m])) > 100
+          for: 10m
+          labels:
+            severity: warning
         - alert: CapiDnsServerZoneNotRebuilt
           annotations:
             description: "A change delivered to {{ "{{" }} $labels.instance {{ "}}" }} over 300 s ago is not in its zones yet: the zone builds fail or do not run."
@@ -497,5 +506,70 @@ spec:
           for: 5m
           labels:
             severity: warning
+{{- end }}
+{{- if $.root.Values.dnsServer.expose.enabled }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    app.kubernetes.io/component: external
+    app.kubernetes.io/name: capi-dns-server
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server-external
+  namespace: {{ $.root.Values.recordsNamespace }}
+  {{- with $.root.Values.dnsServer.expose.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  externalTrafficPolicy: Local
+  ports:
+    - name: dns-udp
+      port: 53
+      protocol: UDP
+      targetPort: dns-udp
+    - name: dns-tcp
+      port: 53
+      protocol: TCP
+      targetPort: dns-tcp
+  selector:
+    app.kubernetes.io/name: capi-dns-server
+  type: LoadBalancer
+{{- end }}
+{{- if $.root.Values.dnsServer.expose.enabled }}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  labels:
+    app.kubernetes.io/component: external
+    app.kubernetes.io/name: capi-dns-server
+    app.kubernetes.io/part-of: capi-dns
+    {{- if $.helmLabels }}
+    {{- include "capi-dns.labels" $.root | nindent 4 }}
+    {{- end }}
+  name: capi-dns-server-external
+  namespace: {{ $.root.Values.recordsNamespace }}
+spec:
+  ingress:
+    - from:
+        - ipBlock:
+            cidr: 0.0.0.0/0
+        - ipBlock:
+            cidr: ::/0
+      ports:
+        - port: 5353
+          protocol: UDP
+        - port: 5353
+          protocol: TCP
+  podSelector:
+    matchLabels:
+      app.kubernetes.io/name: capi-dns-server
+  policyTypes:
+    - Ingress
 {{- end }}
 {{- end }}

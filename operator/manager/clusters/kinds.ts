@@ -35,16 +35,17 @@ function coreType<T extends KubernetesObject>(
   };
 }
 
-/** Services, all of a namespace or those a label selector picks. */
+/** Services, all of a namespace or those a label (or field: metadata.name=) selector picks. */
 export function servicesType(
   kind = 'Service',
   labelSelector?: string,
+  fieldSelector?: string,
 ): ResourceType<V1Service & KubernetesObject> {
   return coreType<V1Service & KubernetesObject>(
     kind,
     '/api/v1',
     'services',
-    { labelSelector },
+    { labelSelector, ...(fieldSelector ? { fieldSelector } : {}) },
     (api, namespace, s) =>
       namespace
         ? api.core.listNamespacedService({ namespace, ...s })
