@@ -58,6 +58,8 @@ interface RunFigures {
   side: Side;
   /** Per secondary: ms from the change written until it serves the new serial. */
   reach: Record<SecondaryKind, number[]>;
+  /** Per secondary: changes it had not taken MISS_AFTER_MS after they were served. */
+  missed: Record<SecondaryKind, number>;
   /** Per change: ms from the change written until this dns-server serves it (the records file's reparse and build). */
   served: number[];
   ixfrOctets: number[];
@@ -67,6 +69,9 @@ interface RunFigures {
   qpsTransferring: number;
   transfersDuring: number;
 }
+
+/** A secondary that has not taken a change this long after it is served has missed it (counted). */
+const MISS_AFTER_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -130,6 +135,7 @@ async function oneRun(
     const reach = { nsd: [], knot: [], bind: [] } as Record<SecondaryKind, number[]>;
     const ixfrOctets: number[] = [];
     const servedMs: number[] = [];
+    const missed = { nsd: 0, knot: 0, bind: 0 } as Record<SecondaryKind, number>;
     for (let i = 1; i <= CHANGES; i++) {
       const before = (await served())!;
       const t0 = performance.now();
@@ -143,10 +149,16 @@ async function oneRun(
       servedMs.push(t1 - t0);
       await Promise.all(
         secondaries.map(async (s) => {
-          const deadline = t0 + 30_000;
+          const deadline = t1 + MISS_AFTER_MS;
           while ((await s.serial()) !== now) {
-            if (performance.now() > deadline)
-              throw new Error(`${s.kind} did not reach serial ${now} in 30 s:\n${s.logs().slice(-2000)}`);
+            if (performance.now() > deadline) {
+              // Counted, not fatal: the next change's NOTIFY catches it up (or its refresh timer).
+              missed[s.kind]++;
+              process.stdout.write(
+                `  ${side}: ${s.kind} did not reach serial ${now} within ${MISS_AFTER_MS / 1000} s\n`,
+              );
+              return;
+            }
             await sleep(5);
           }
           reach[s.kind].push(performance.now() - t1);
@@ -198,6 +210,7 @@ async function oneRun(
       side,
       reach,
       served: servedMs,
+      missed,
       ixfrOctets,
       axfrOctets: axfr.octets,
       rssMb,
