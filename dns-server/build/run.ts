@@ -9,6 +9,7 @@ import { encodeServed, type ZoneSigning } from '../wire/served.js';
 import { transferImageOf } from '../transfer/image.js';
 import { dsOf, KeyError, parseKey, type ZoneKey } from '../dnssec/key.js';
 import { SignatureCache } from '../dnssec/rrsig.js';
+import type { SignedZone } from '../dnssec/signed-zone.js';
 import { compileZones, ParseCache, type SourcedRecordSet } from '../zone/compile.js';
 import { consume } from '../zone/consume.js';
 import type { BuildReply, BuildRequest, LogEntry } from './messages.js';
@@ -78,12 +79,16 @@ export function runBuild(
       : `${built.fingerprint}/dnssec:${[...keys].map(([z, k]) => `${z}:${k.keyTag}:${k.dnskey.toString('hex')}`).join(',')}:${Math.floor(now / RESIGN_PERIOD_SECONDS)}`;
   const signing: ZoneSigning | undefined = keys.size > 0 ? { keys, signatures, now } : undefined;
   // Same data as served: nothing to encode (the store keeps serving, and keeps its serial).
-  const served = fingerprint === req.previousFingerprint ? undefined : encodeServed(built.zones, signing);
+  const signedZones = new Map<string, SignedZone>();
+  const served =
+    fingerprint === req.previousFingerprint
+      ? undefined
+      : encodeServed(built.zones, signing, (s) => signedZones.set(s.zone.name, s));
   if (served) {
     const configs = new Map(req.zones.map((z) => [z.name, z]));
     served.transfer = built.zones.flatMap((z) => {
       const transfer = configs.get(z.name)?.transfer;
-      return transfer ? [transferImageOf(z, transfer)] : [];
+      return transfer ? [transferImageOf(z, transfer, signedZones.get(z.name))] : [];
     });
   }
   return {

@@ -6,6 +6,7 @@
 import type { Zone } from '../zone/zone.js';
 import { rrWire } from './rr-wire.js';
 import { transferRecordsOf } from './zone-records.js';
+import type { SignedZone } from '../dnssec/signed-zone.js';
 
 export interface Secondary {
   address: string;
@@ -31,8 +32,9 @@ export interface TransferImage {
   offsets: Uint32Array;
 }
 
-export function transferImageOf(zone: Zone, config: TransferConfig): TransferImage {
-  const { soa, records } = transferRecordsOf(zone);
+/** @param signed the zone as signed, when it is (ADR 0106): its RRSIGs, NSECs and DNSKEY go with it */
+export function transferImageOf(zone: Zone, config: TransferConfig, signed?: SignedZone): TransferImage {
+  const { soa, records } = transferRecordsOf(zone, signed);
   const wires = records.map(rrWire);
   const offsets = new Uint32Array(wires.length + 1);
   let total = 0;

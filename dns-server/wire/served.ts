@@ -142,7 +142,12 @@ class Arena {
 const EMPTY = new Uint16Array(0);
 
 /** Encodes every answer of the zones (longest zone first, so a query lands in the most specific one). */
-export function encodeServed(zones: Zone[], signing?: ZoneSigning): ServedData {
+/** @param onSigned told each zone signed, for what else reads the signed zone (a zone transfer) */
+export function encodeServed(
+  zones: Zone[],
+  signing?: ZoneSigning,
+  onSigned?: (signed: SignedZone) => void,
+): ServedData {
   const arena = new Arena();
   const draws: number[] = [];
   signing?.signatures.begin();
@@ -150,6 +155,7 @@ export function encodeServed(zones: Zone[], signing?: ZoneSigning): ServedData {
     const key = signing?.keys.get(zone.name);
     // Before the DO=0 answers: signing adds the DNSKEY and NSEC RRsets they answer too.
     const signed = key && signing ? new SignedZone(zone, key, signing.signatures, signing.now) : undefined;
+    if (signed) onSigned?.(signed);
     const negative = zone.negativeSoa();
     const nodata = arena.add(
       encodeTemplate(zone.name, { rcode: RCODE.NOERROR, answer: [], authority: [negative] }, 'suffix'),
