@@ -5,12 +5,12 @@
 // ../build/builder.ts) and transferred without copying; the responder uses it
 // as it comes. No per-answer JS objects survive a build: 100,000 records cost
 // a few megabytes of arena, not a heap of Buffers.
-import { MAX_ANSWER_OCTETS } from '../../api/index.js';
 import { T } from '../zone/rr.js';
 import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { buildNameTable, type NameTableData } from './name-table.js';
 import { encodeTemplate, type Template } from './template.js';
+import { fittingTemplate } from './fitting.js';
 import { imageBuffers, type TransferImage } from '../transfer/image.js';
 import { encodeSignedZone, type SignedZoneData } from './signed.js';
 import { SignedZone } from '../dnssec/signed-zone.js';
@@ -197,20 +197,11 @@ export function encodeServed(
   return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };
 }
 
-/**
- * The answer's template, if it fits a DNS message over TCP. Each RRset does
- * (the build skips one that does not), but ANY gathers every RRset at a name,
- * and a CNAME chain several names: ANY then answers with the first RRset alone
- * (RFC 8482 section 4.1 lets it answer a subset), a chain gets SERVFAIL.
- */
+/** The answer's template, if it fits a DNS message over TCP (fitting.ts). */
 function fitting(zone: Zone, node: ZoneNode, type: number, mode: 'no' | 'wildcard'): Template {
-  const full = encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, type), mode);
-  if (full.sections.length <= MAX_ANSWER_OCTETS) return full;
-  if (type === T.ANY) {
-    const [first] = node.rrsets.keys();
-    if (first !== undefined && first !== T.CNAME) return fitting(zone, node, first, mode);
-  }
-  return encodeTemplate(node.name, { rcode: RCODE.SERVFAIL, answer: [], authority: [] }, mode);
+  return fittingTemplate(node, type, mode, (t) =>
+    encodeTemplate(node.name, zone.answerFor({ kind: 'exact', node }, node.name, t), mode),
+  );
 }
 
 /** Every slot's answer at a node (names without data share their zone's NODATA). */

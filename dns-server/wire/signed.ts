@@ -3,12 +3,12 @@
 // What depends on the query name alone (the NSEC that covers a name that does
 // not exist) is one piece per NSEC of the chain, also encoded here; the
 // responder picks it by a binary search over the chain's canonical keys.
-import { MAX_ANSWER_OCTETS } from '../../api/index.js';
 import type { SignedZone } from '../dnssec/signed-zone.js';
 import { drawTable } from '../zone/policy.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Answer, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
+import { fittingTemplate } from './fitting.js';
 
 export interface SignedZoneData {
   /** The zone's names in the order of its slots, joined by "\n" (the DO=1 path looks up by string). */
@@ -103,16 +103,17 @@ function signedTemplate(
   };
 }
 
-/** As served.ts `fitting`, signed: over the TCP limit, ANY answers its first RRset, others SERVFAIL. */
+/** As served.ts `fitting`, signed (fitting.ts). */
 function fittingSigned(signed: SignedZone, node: ZoneNode, type: number, mode: 'no' | 'wildcard'): Template {
-  const answer = signed.zone.answerFor({ kind: 'exact', node }, node.name, type);
-  const full = signedTemplate(signed, node.name, answer, node.name, mode);
-  if (full.sections.length <= MAX_ANSWER_OCTETS) return full;
-  if (type === T.ANY) {
-    const [first] = node.rrsets.keys();
-    if (first !== undefined && first !== T.CNAME) return fittingSigned(signed, node, first, mode);
-  }
-  return encodeTemplate(node.name, { rcode: RCODE.SERVFAIL, answer: [], authority: [] }, mode);
+  return fittingTemplate(node, type, mode, (t) =>
+    signedTemplate(
+      signed,
+      node.name,
+      signed.zone.answerFor({ kind: 'exact', node }, node.name, t),
+      node.name,
+      mode,
+    ),
+  );
 }
 
 /** As served.ts `encodeDraw`: one signed template per weighted variant, drawn alike. */

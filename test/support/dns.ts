@@ -192,13 +192,19 @@ async function waitForDns(
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited (${child.exitCode}):\n${logs()}`);
-    if (await udpProbe(port, name)) return;
+    if (await answersOverUdp('127.0.0.1', port, name)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`nothing answers on 127.0.0.1:${port}:\n${logs()}`);
 }
 
-function udpProbe(port: number, name: string): Promise<boolean> {
+/** True once anything answers a SOA query for `name` at address:port over UDP (any RCODE). */
+export function answersOverUdp(
+  address: string,
+  port: number,
+  name: string,
+  timeoutMs = 300,
+): Promise<boolean> {
   const labels = name.split('.').filter(Boolean);
   const qname = Buffer.concat([
     ...labels.map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
@@ -216,10 +222,10 @@ function udpProbe(port: number, name: string): Promise<boolean> {
       sock.close();
       resolve(ok);
     };
-    const timer = setTimeout(() => done(false), 300);
+    const timer = setTimeout(() => done(false), timeoutMs);
     sock.on('message', () => done(true));
     sock.on('error', () => done(false));
-    sock.send(msg, port, '127.0.0.1');
+    sock.send(msg, port, address);
   });
 }
 

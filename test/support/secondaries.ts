@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { answersOverUdp } from './dns.js';
 import { stopChild } from './stop-child.js';
 
 export type SecondaryKind = 'nsd' | 'knot' | 'bind';
@@ -162,7 +163,7 @@ async function launch(
     const deadline = Date.now() + 15_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${kind} exited (${child.exitCode}):\n${logs()}`);
-      if (await answers(spec.address, port)) break;
+      if (await answersOverUdp(spec.address, port, spec.zone, 200)) break;
       if (Date.now() > deadline)
         throw new Error(`${kind} does not answer on ${spec.address}:${port}:\n${logs()}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -172,21 +173,6 @@ async function launch(
     throw err;
   }
   return secondary;
-}
-
-function answers(address: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = dgram.createSocket('udp4');
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      sock.close();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 200);
-    sock.on('error', () => done(false));
-    sock.on('message', () => done(true));
-    sock.send(Buffer.from([1, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 1]), port, address);
-  });
 }
 
 export function startNsdSecondary(spec: SecondarySpec): Promise<Secondary> {
