@@ -46,6 +46,8 @@ export type DeclaredKeys = ReadonlyMap<string, string | undefined>;
 export class ZoneDeclarer {
   /** The clusters the last pass could not tell: their coming back is worth a pass. */
   readonly failing = new Set<string>();
+  /** The clusters given keys since the start: their Secret is removed once no zone is signed. */
+  private readonly keyed = new Set<string>();
 
   constructor(private readonly opts: DeclarerOptions) {}
 
@@ -146,7 +148,10 @@ export class ZoneDeclarer {
   ): Promise<void> {
     const ns = this.opts.recordsNamespace;
     const signed = zones.flatMap((z) => (z.dnssec ? [z.dnssec.key] : []));
-    const informer = keys.size || signed.length ? remote.informer(DNSSEC_KEY_SECRETS, ns) : undefined;
+    const informer =
+      keys.size || signed.length || this.keyed.has(remote.key)
+        ? remote.informer(DNSSEC_KEY_SECRETS, ns)
+        : undefined;
     if (informer) {
       const why = await remote.synced([informer], this.opts.firstSyncTimeoutMs);
       if (why) throw new Error(why);
@@ -160,7 +165,10 @@ export class ZoneDeclarer {
       if (value !== undefined) data[key] = value;
     }
     if (!Object.keys(data).length) {
-      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
+      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) {
+        this.keyed.delete(remote.key);
+        return;
+      }
       const deleted = await this.opts.writer.delete(remote, {
         apiVersion: 'v1',
         kind: 'Secret',
@@ -171,6 +179,7 @@ export class ZoneDeclarer {
       if (deleted) this.opts.log.info('DNSSEC keys removed', { cluster: remote.key });
       return;
     }
+    this.keyed.add(remote.key);
     const content = JSON.stringify(data);
     const object: V1Secret & KubernetesObject = {
       apiVersion: 'v1',

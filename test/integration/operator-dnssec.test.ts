@@ -131,6 +131,14 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
     expect(nx.negative).toBe(true);
   });
 
+  it('keeps the generated key across a restart of the operator: the same DS', async () => {
+    await op?.stop();
+    op = await startOperator(env.cluster('management').kubeconfig, ['--no-leader-elect']);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await readZone()).status?.ds).toEqual([ds]);
+    expect(op.logs.some((l) => l.includes('DNSSEC key generated'))).toBe(false);
+  });
+
   it('a malformed key is refused in status; status.ds and the answers stay', async () => {
     await apply(management(), [
       {
@@ -164,5 +172,29 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
     expect(await servedDnskey()).toBe(before);
     const r = await validates(ds, `www.${ZONE}`);
     expect(r.validated).toBe(true);
+  });
+
+  it('signing turned off: no DS, the key Secret leaves the workload cluster, the zone is served unsigned', async () => {
+    await management()
+      .makeApiClient(CustomObjectsApi)
+      .patchClusterCustomObject(
+        { ...ZONES, name: 'signed', body: { spec: { dnssec: { enabled: false } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    await eventually(async () => {
+      const z = await readZone();
+      if (z.status?.ds?.length || z.status?.conditions?.some((c) => c.type === 'Signed'))
+        throw new Error(`still signed: ${JSON.stringify(z.status)}`);
+    }, 20_000);
+    await eventually(async () => {
+      const list = await workload()
+        .makeApiClient(CoreV1Api)
+        .listNamespacedSecret({ namespace: RECORDS, fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}` });
+      if (list.items.length) throw new Error('key Secret still in the workload cluster');
+    }, 20_000);
+    await eventually(async () => {
+      if (await servedDnskey()) throw new Error('still serving a DNSKEY');
+    }, 20_000);
+    expect((await dig(dns!.port, [`www.${ZONE}`, 'A', '+short'])).stdout.trim()).toBe('10.0.7.1');
   });
 });
