@@ -20,6 +20,22 @@ export const ENFORCEMENTS = FIELDS.enforcement.enum;
 export type Enforcement = (typeof ENFORCEMENTS)[number];
 export const DEFAULT_ENFORCEMENT: Enforcement = FIELDS.enforcement.default;
 
+export const DNSSEC_ALGORITHMS = FIELDS.dnssec.properties.algorithm.enum;
+/** The algorithm of a key the operator generates (ADR 0106): ECDSA P-256 (13) or Ed25519 (15). */
+export type DnssecAlgorithm = (typeof DNSSEC_ALGORITHMS)[number];
+export const DEFAULT_DNSSEC_ALGORITHM: DnssecAlgorithm = FIELDS.dnssec.properties.algorithm.default;
+/** The data key of a zone's key Secret on the management cluster (generated or named): PKCS#8 PEM. */
+export const DNSSEC_KEY_DATA = 'key.pem';
+/** On the key Secrets the operator generates: the DNSZone they sign. */
+export const DNSSEC_KEY_LABEL = 'connectivity.tanzu.vmware.com/dnszone';
+
+export interface DnssecSpec {
+  enabled?: boolean;
+  algorithm?: DnssecAlgorithm;
+  /** A Secret on the management cluster with the private key under "key.pem"; generated when unset. */
+  keySecretRef?: { namespace: string; name: string };
+}
+
 export interface Delegation {
   /** Management namespaces by name. */
   namespaces?: string[];
@@ -42,6 +58,8 @@ export interface DNSZoneSpec {
   /** Who the zone's name servers are: the exposed dns-servers, names of their own, or both (ADR 0215). */
   nameservers?: NameserversSpec;
   delegations?: Delegation[];
+  /** Signed (ADR 0106). */
+  dnssec?: DnssecSpec;
 }
 
 export interface NameserversSpec {
@@ -91,6 +109,8 @@ export interface DNSZoneStatus {
   zoneCuts?: { name: string; nameServers: string[] }[];
   /** With spec.nameservers.expose: the NS and glue records (and DS, once signed) for the parent zone, ready to paste. */
   parentRecords?: string[];
+  /** With spec.dnssec.enabled: the DS of the signing key for the parent, "<key tag> <alg> 2 <digest>". */
+  ds?: string[];
 }
 
 export interface DNSZone {

@@ -87,7 +87,14 @@ async function main(): Promise<void> {
       }),
     );
   // DNSZones (ADR 0213): the delegations in force, which the GatewayDNS claims read.
-  if (!cleanup) mgr.add(new ZoneController(mgr, { flagZones: [flags.domainSuffix, ...flags.zones] }));
+  if (!cleanup)
+    mgr.add(
+      new ZoneController(mgr, {
+        flagZones: [flags.domainSuffix, ...flags.zones],
+        // Generated DNSSEC keys go to the operator's own namespace (the Deployment sets it).
+        keyNamespace: process.env.POD_NAMESPACE ?? 'capi-dns-system',
+      }),
+    );
   // Only a Corefile clean-up starts the Corefile controller in a clean-up: --cleanup-mirrors alone must not add blocks.
   const corefiles =
     (flags.manageCorefiles && !cleanup) || flags.cleanupCorefiles

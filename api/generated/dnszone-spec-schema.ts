@@ -30,6 +30,21 @@ export const DNSZONE_CRD_SPEC_SCHEMA = {
         names: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 253 } },
       },
     },
+    dnssec: {
+      type: 'object',
+      properties: {
+        enabled: { type: 'boolean', default: false },
+        algorithm: { type: 'string', enum: ['ECDSAP256SHA256', 'ED25519'], default: 'ECDSAP256SHA256' },
+        keySecretRef: {
+          type: 'object',
+          required: ['namespace', 'name'],
+          properties: {
+            namespace: { type: 'string', maxLength: 63 },
+            name: { type: 'string', maxLength: 253 },
+          },
+        },
+      },
+    },
     delegations: {
       type: 'array',
       maxItems: 256,

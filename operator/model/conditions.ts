@@ -69,6 +69,8 @@ export const ZONE_CONDITIONS = {
   DelegationsAccepted: 'DelegationsAccepted',
   /** spec.nameservers.expose: whether exposed dns-servers are the zone's NS now (ADR 0215). */
   NameserversExposed: 'NameserversExposed',
+  /** spec.dnssec.enabled: whether the zone is signed with the key the DNSZone names (ADR 0106). */
+  Signed: 'Signed',
 } as const;
 export const ZONE_REASONS = {
   /** The spec is in force and the zone is declared to every reachable workload cluster. */
@@ -90,6 +92,12 @@ export const ZONE_REASONS = {
   Exposed: 'Exposed',
   /** No cluster serving the zone has an exposed dns-server with an address: the NS set falls back. */
   NoExposedServer: 'NoExposedServer',
+  /** The key is read and the dns-servers are told to sign with it (status.ds). */
+  KeySigned: 'Signed',
+  /** The key Secret, or its "key.pem", is not there: the zone stays served as it was. */
+  KeyNotFound: 'KeyNotFound',
+  /** The key does not parse, or is of another algorithm: the zone stays served as it was. */
+  KeyInvalid: 'KeyInvalid',
 } as const;
 export type ZoneReason = (typeof ZONE_REASONS)[keyof typeof ZONE_REASONS];
 

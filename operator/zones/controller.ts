@@ -15,6 +15,7 @@ import { ZoneMetrics } from './metrics.js';
 import { DnsZonePatcher } from './patcher.js';
 import { ZoneReconciler } from './reconciler.js';
 import { ZoneDeclarer } from './declare.js';
+import { ZoneKeyReader } from './keys.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
 
 export interface ZoneControllerOptions {
@@ -22,6 +23,8 @@ export interface ZoneControllerOptions {
   flagZones: readonly string[];
   requestTimeoutMs?: number;
   firstSyncTimeoutMs?: number;
+  /** Where the keys of signed DNSZones that name none are generated (ADR 0106): the operator's namespace. */
+  keyNamespace?: string;
 }
 
 /** DNSZones are not per team: one replica reconciles them, the one serving this (empty) namespace name. */
@@ -57,6 +60,12 @@ export class ZoneController implements Runnable {
     });
     const reconciler = new ZoneReconciler({
       declarer: this.declarer,
+      keys: new ZoneKeyReader({
+        management: mgr.management,
+        namespace: opts.keyNamespace ?? 'capi-dns-system',
+        requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
+        log: mgr.log,
+      }),
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
       served: () =>
@@ -152,8 +161,10 @@ export class ZoneController implements Runnable {
     // The records namespace appearing (a dns-server installed), or someone changing our ConfigMap.
     if (kind === 'Namespace' && object.metadata?.name === this.mgr.recordsNamespace) return this.enqueueAll();
     if (
-      kind === 'ZoneDeclaration' &&
-      !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)
+      (kind === 'ZoneDeclaration' &&
+        !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)) ||
+      (kind === 'DnssecKeys' &&
+        !this.mgr.writer.isOwnEcho(event.cluster, 'Secret', event.change.type, object))
     )
       this.enqueueAll();
   }

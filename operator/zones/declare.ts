@@ -2,10 +2,13 @@
 // dns-server through one ConfigMap in its records namespace (capi-dns-zones,
 // api/zone-declaration.ts; ADR 0213), compared with the watched copy and
 // written through the manager's one writer only where it differs. A cluster
-// without the records namespace runs no dns-server and is skipped.
-import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
+// without the records namespace runs no dns-server and is skipped. The keys of
+// the signed zones go beside it, in the one Secret capi-dns-dnssec-keys (ADR
+// 0106), written first so that a dns-server finds a key its declaration names.
+import type { KubernetesObject, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
+  DNSSEC_KEYS_SECRET,
   EXPOSED_DNS_SERVICE,
   ZONES_CONFIGMAP,
   ZONES_CONFIGMAP_KEY,
@@ -18,7 +21,7 @@ import { NAMESPACES } from '../manager/clusters/kinds.js';
 import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
-import { EXPOSED_DNS_SERVERS, ZONE_DECLARATIONS } from './kinds.js';
+import { DNSSEC_KEY_SECRETS, EXPOSED_DNS_SERVERS, ZONE_DECLARATIONS } from './kinds.js';
 import type { ExposedServer } from './nameservers.js';
 
 export interface DeclarerOptions {
@@ -34,9 +37,17 @@ export interface DeclarerOptions {
 /** Per workload cluster ("namespace/name"): the zones its dns-server is told now, or why it could not be told. */
 export type Declarations = Map<string, { declared: string[] } | { error: string }>;
 
+/**
+ * The PEM of each signed zone's key by its data key in capi-dns-dnssec-keys; undefined: the key
+ * could not be read on the management cluster, and each cluster keeps the one it holds.
+ */
+export type DeclaredKeys = ReadonlyMap<string, string | undefined>;
+
 export class ZoneDeclarer {
   /** The clusters the last pass could not tell: their coming back is worth a pass. */
   readonly failing = new Set<string>();
+  /** The clusters given keys since the start: their Secret is removed once no zone is signed. */
+  private readonly keyed = new Set<string>();
 
   constructor(private readonly opts: DeclarerOptions) {}
 
@@ -44,15 +55,19 @@ export class ZoneDeclarer {
    * @param zonesFor the zones the clusters of a management namespace are told (the zones in force,
    *   and the namespace parts delegated to it, ADR 0215)
    */
-  async declare(zonesFor: (namespace: string) => readonly DeclaredZone[]): Promise<Declarations> {
+  async declare(
+    zonesFor: (namespace: string) => readonly DeclaredZone[],
+    keys: DeclaredKeys = new Map(),
+  ): Promise<Declarations> {
     const out: Declarations = new Map();
     await Promise.all(
       this.opts.listClusters().map(async ({ namespace, name }) => {
         const key = `${namespace}/${name}`;
         const zones = zonesFor(namespace);
         try {
-          const remote = await this.ready(namespace, name);
+          const remote = await this.ready(namespace, name, keys.size > 0);
           if (remote === 'skipped') return;
+          await this.syncKeys(remote, zones, keys);
           await this.sync(remote, zones.length ? zoneDeclarationText(zones) : undefined);
           out.set(key, { declared: zones.map((z) => z.name) });
           this.failing.delete(key);
@@ -122,8 +137,76 @@ export class ZoneDeclarer {
     if (changed) this.opts.log.info('zone declaration written', { cluster: remote.key });
   }
 
+  /**
+   * The signed zones' keys: the ones read now, the ones that could not be read as the cluster holds
+   * them (its dns-server keeps signing with those). No signed zone: no Secret, and ours is removed.
+   */
+  private async syncKeys(
+    remote: RemoteCluster,
+    zones: readonly DeclaredZone[],
+    keys: DeclaredKeys,
+  ): Promise<void> {
+    const ns = this.opts.recordsNamespace;
+    const signed = zones.flatMap((z) => (z.dnssec ? [z.dnssec.key] : []));
+    const informer =
+      keys.size || signed.length || this.keyed.has(remote.key)
+        ? remote.informer(DNSSEC_KEY_SECRETS, ns)
+        : undefined;
+    if (informer) {
+      const why = await remote.synced([informer], this.opts.firstSyncTimeoutMs);
+      if (why) throw new Error(why);
+    }
+    const existing = informer?.get(DNSSEC_KEYS_SECRET, ns);
+    const held = existing?.data ?? {};
+    const data: Record<string, string> = {};
+    for (const key of signed.sort()) {
+      const pem = keys.get(key);
+      const value = pem !== undefined ? Buffer.from(pem).toString('base64') : held[key];
+      if (value !== undefined) data[key] = value;
+    }
+    if (!Object.keys(data).length) {
+      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) {
+        this.keyed.delete(remote.key);
+        return;
+      }
+      const deleted = await this.opts.writer.delete(remote, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace: ns,
+        name: DNSSEC_KEYS_SECRET,
+        uid: existing.metadata?.uid,
+      });
+      if (deleted) this.opts.log.info('DNSSEC keys removed', { cluster: remote.key });
+      return;
+    }
+    this.keyed.add(remote.key);
+    const content = JSON.stringify(data);
+    const object: V1Secret & KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: DNSSEC_KEYS_SECRET,
+        namespace: ns,
+        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
+      },
+      type: 'Opaque',
+      data,
+    };
+    const { changed } = await this.opts.writer.ensure(remote, existing, {
+      object,
+      content,
+      contentOf: (s: V1Secret) => JSON.stringify(Object.fromEntries(Object.entries(s.data ?? {}).sort())),
+    });
+    if (changed)
+      this.opts.log.info('DNSSEC keys written', { cluster: remote.key, zones: Object.keys(data).length });
+  }
+
   /** The cluster's client with the watches synced; skipped without a records namespace; throws when unreachable. */
-  private async ready(namespace: string, cluster: string): Promise<RemoteCluster | 'skipped'> {
+  private async ready(
+    namespace: string,
+    cluster: string,
+    signed = false,
+  ): Promise<RemoteCluster | 'skipped'> {
     const { clusters } = this.opts;
     const remote = clusters.get(namespace, cluster);
     if (!remote && clusters.waiting(namespace, cluster)) return 'skipped';
@@ -133,7 +216,8 @@ export class ZoneDeclarer {
     if (why) throw new Error(why);
     if (!namespaces.get(this.opts.recordsNamespace)) return 'skipped';
     const declarations = remote.informer(ZONE_DECLARATIONS, this.opts.recordsNamespace);
-    const declarationsWhy = await remote.synced([declarations], this.opts.firstSyncTimeoutMs);
+    const secrets = signed ? [remote.informer(DNSSEC_KEY_SECRETS, this.opts.recordsNamespace)] : [];
+    const declarationsWhy = await remote.synced([declarations, ...secrets], this.opts.firstSyncTimeoutMs);
     if (declarationsWhy) throw new Error(declarationsWhy);
     return remote;
   }

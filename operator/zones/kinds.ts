@@ -3,8 +3,15 @@
 // name. Declared here as the GatewayDNS controller declares its own: the
 // manager's cache shares one informer per watch. In each workload cluster: the
 // ConfigMap that tells its dns-server which zones to serve.
-import type { KubernetesObject, V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import type {
+  KubernetesListObject,
+  KubernetesObject,
+  V1ConfigMap,
+  V1Secret,
+  V1Service,
+} from '@kubernetes/client-node';
 import {
+  DNSSEC_KEYS_SECRET,
   DNSZONE_PLURAL,
   EXPOSED_DNS_SERVICE,
   GATEWAYDNS_PLURAL,
@@ -49,3 +56,19 @@ export const EXPOSED_DNS_SERVERS: ResourceType<V1Service & KubernetesObject> = s
   undefined,
   `metadata.name=${EXPOSED_DNS_SERVICE}`,
 );
+
+/**
+ * In each workload cluster's records namespace: the one Secret holding the signing keys of the
+ * signed zones its dns-server is told (ADR 0106). Watched only while some zone is signed.
+ */
+export const DNSSEC_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = {
+  kind: 'DnssecKeys',
+  fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}`,
+  path: (namespace) => `/api/v1${namespace ? `/namespaces/${namespace}` : ''}/secrets`,
+  list: (api, namespace) =>
+    (namespace
+      ? api.core.listNamespacedSecret({ namespace, fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}` })
+      : api.core.listSecretForAllNamespaces({
+          fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}`,
+        })) as Promise<KubernetesListObject<V1Secret & KubernetesObject>>,
+};

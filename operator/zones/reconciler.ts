@@ -4,14 +4,22 @@
 // finalizer) or reconcileNormal (finalizer; the status, pure, in status.ts).
 // The GatewayDNS claims read the delegations in force from status.enforced,
 // so this status is what puts a spec in force (ADR 0213).
-import { DNSZONE_FINALIZER, type DNSZone, type DNSZoneStatus, type EnforcedZone } from '../../api/index.js';
+import {
+  DNSSEC_KEYS_SECRET,
+  DNSZONE_FINALIZER,
+  type DeclaredZone,
+  type DNSZone,
+  type DNSZoneStatus,
+  type EnforcedZone,
+} from '../../api/index.js';
 import { ZONE_CONDITIONS } from '../model/conditions.js';
 import { governingZone, inZone } from '../model/delegation.js';
 import type { Logger } from '../manager/runtime/log.js';
 import type { Outcome } from '../manager/runtime/workqueue.js';
 import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
-import type { ZoneDeclarer } from './declare.js';
+import type { DeclaredKeys, ZoneDeclarer } from './declare.js';
+import type { ZoneKeyRead, ZoneKeyReader } from './keys.js';
 import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 import {
@@ -34,6 +42,10 @@ export interface ZoneReconcilerOptions {
   patcher: DnsZonePatcher;
   /** Tells every workload cluster's dns-server the zones in force. */
   declarer: ZoneDeclarer;
+  /** The signing keys of the DNSZones with spec.dnssec.enabled, on the management cluster. */
+  keys: ZoneKeyReader;
+  /** How soon a refused key is read again. */
+  keyRetryMs?: number;
   metrics: ZoneMetrics;
   log: Logger;
   /**
@@ -81,14 +93,26 @@ export class ZoneReconciler {
       .listZones()
       .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
     const nameserversOf = await this.nameservers(withThis);
-    const declared = declaredZones(withThis, nameserversOf);
-    const declarations = await this.opts.declarer.declare((namespace) =>
-      declaredZonesFor(namespace, withThis, declared, nameserversOf),
+    const signing = await this.signing(withThis);
+    const declared = declaredZones(withThis, nameserversOf, signing.dnssecOf);
+    const declarations = await this.opts.declarer.declare(
+      (namespace) => declaredZonesFor(namespace, withThis, declared, nameserversOf),
+      signing.keys,
     );
+    const key = zone.spec.dnssec?.enabled
+      ? (signing.read.get(inForce.enforced?.zone ?? '') ??
+        (await this.opts.keys.read(zone, inForce.enforced?.zone ?? zone.spec.zone)))
+      : undefined;
+    if (key && 'reason' in key && key.reason !== this.signedReason(zone))
+      log.warn('DNSSEC key refused; the zone stays served as it was', {
+        reason: key.reason,
+        message: key.message,
+      });
     const status = this.statusOf(
       zone,
       clustersServing(inForce.enforced?.zone, declarations),
       inForce.enforced?.expose ? nameserversOf(inForce.enforced) : undefined,
+      key,
     );
     const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
     if (
@@ -109,6 +133,8 @@ export class ZoneReconciler {
       });
     else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
+    // Management Secrets are not watched: a refused key is read again until it is fixed.
+    if (key && 'reason' in key) return { requeueAfterMs: this.opts.keyRetryMs ?? 30_000 };
   }
 
   /**
@@ -134,9 +160,11 @@ export class ZoneReconciler {
     // Then the dns-servers stop serving it (unless the flags declare it, or another DNSZone does).
     const remaining = this.opts.listZones();
     const nameserversOf = await this.nameservers(remaining);
-    const declared = declaredZones(remaining, nameserversOf);
-    const declarations = await this.opts.declarer.declare((namespace) =>
-      declaredZonesFor(namespace, remaining, declared, nameserversOf),
+    const signing = await this.signing(remaining);
+    const declared = declaredZones(remaining, nameserversOf, signing.dnssecOf);
+    const declarations = await this.opts.declarer.declare(
+      (namespace) => declaredZonesFor(namespace, remaining, declared, nameserversOf),
+      signing.keys,
     );
     const failing = [...declarations].flatMap(([cluster, d]) =>
       'error' in d ? [`${cluster} (${d.error})`] : [],
@@ -157,6 +185,7 @@ export class ZoneReconciler {
     zone: DNSZone,
     clusters?: DNSZoneStatus['clusters'],
     nameservers?: ZoneNameservers,
+    key?: ZoneKeyRead,
   ): DNSZoneStatus {
     return zoneStatus({
       zone,
@@ -165,8 +194,40 @@ export class ZoneReconciler {
       namespaceLabels: this.opts.namespaceLabels,
       clusters,
       ...(nameservers ? { nameservers } : {}),
+      ...(key ? { key } : {}),
       now: new Date(),
     });
+  }
+
+  private signedReason(zone: DNSZone): string | undefined {
+    return zone.status?.conditions?.find((c) => c.type === ZONE_CONDITIONS.Signed)?.reason;
+  }
+
+  /**
+   * The keys of the signed zones in force (the governing DNSZone of each), read now (ADR 0106). A
+   * key that cannot be read keeps its zone signed, with the key each cluster holds, if the zone
+   * was signed before (status.ds); one never signed stays unsigned.
+   */
+  private async signing(zones: readonly DNSZone[]): Promise<{
+    read: Map<string, ZoneKeyRead>;
+    keys: DeclaredKeys;
+    dnssecOf: (zone: string) => DeclaredZone['dnssec'];
+  }> {
+    const read = new Map<string, ZoneKeyRead>();
+    const keys = new Map<string, string | undefined>();
+    const dnssec = new Map<string, NonNullable<DeclaredZone['dnssec']>>();
+    for (const { name, enforced } of zonesInForce(zones)) {
+      if (read.has(enforced.zone)) continue;
+      const zone = zones.find((z) => z.metadata.name === name);
+      if (!zone?.spec.dnssec?.enabled) continue;
+      const key = await this.opts.keys.read(zone, enforced.zone);
+      read.set(enforced.zone, key);
+      if (!('info' in key) && !zone.status?.ds?.length) continue;
+      const dataKey = `${enforced.zone}.pem`;
+      keys.set(dataKey, 'info' in key ? key.pem : undefined);
+      dnssec.set(enforced.zone, { secret: DNSSEC_KEYS_SECRET, key: dataKey });
+    }
+    return { read, keys, dnssecOf: (zone) => dnssec.get(zone) };
   }
 
   /**

@@ -147,3 +147,85 @@ describe('declaredZones and clustersServing', () => {
     ]);
   });
 });
+
+describe('zoneStatus: spec.dnssec (ADR 0106)', () => {
+  const signed = zone('apps', { zone: 'apps.corp.internal', dnssec: { enabled: true } });
+  const info = {
+    algorithm: 'ECDSAP256SHA256' as const,
+    keyTag: 4711,
+    dnskey: '257 3 13 AAAA',
+    ds: '4711 13 2 ABCDEF',
+  };
+  const base = { zones: [signed], served: [], namespaceLabels: labels, now: NOW };
+
+  it('puts the DS of the key read in status.ds, Signed=True', () => {
+    const status = zoneStatus({ ...base, zone: signed, key: { pem: 'x', info } });
+    expect(status.ds).toEqual(['4711 13 2 ABCDEF']);
+    expect(status.conditions?.find((c) => c.type === 'Signed')).toMatchObject({
+      status: 'True',
+      reason: 'Signed',
+    });
+  });
+
+  it('a refused key keeps status.ds and says why', () => {
+    const before = zone('apps', signed.spec, {}, { ds: ['4711 13 2 ABCDEF'] });
+    const status = zoneStatus({
+      ...base,
+      zone: before,
+      key: { reason: 'KeyInvalid', message: 'the Secret capi-dns-system/apps-dnssec "key.pem": not a PEM' },
+    });
+    expect(status.ds).toEqual(['4711 13 2 ABCDEF']);
+    const c = status.conditions?.find((c) => c.type === 'Signed');
+    expect(c).toMatchObject({ status: 'False', reason: 'KeyInvalid' });
+    expect(c?.message).toMatch(/stays served as it was/);
+  });
+
+  it('not signing: no DS, no Signed condition', () => {
+    const off = zone('apps', { zone: 'apps.corp.internal' }, {}, { ds: ['4711 13 2 ABCDEF'] });
+    const status = zoneStatus({ ...base, zone: off });
+    expect(status.ds).toEqual([]);
+    expect(status.conditions?.some((c) => c.type === 'Signed')).toBe(false);
+  });
+
+  it('adds the DS to parentRecords beside NS and glue', () => {
+    const exposed = zone('apps', {
+      zone: 'apps.corp.internal',
+      nameservers: { expose: true },
+      dnssec: { enabled: true },
+    });
+    const status = zoneStatus({
+      ...base,
+      zones: [exposed],
+      zone: exposed,
+      key: { pem: 'x', info },
+      nameservers: {
+        nameServers: ['a.ns.apps.corp.internal'],
+        glue: [],
+        servers: [],
+        parentRecords: ['apps.corp.internal. IN NS a.ns.apps.corp.internal.'],
+        cuts: [],
+        uncut: [],
+        partsServedBy: () => [],
+      },
+    });
+    expect(status.parentRecords).toEqual([
+      'apps.corp.internal. IN NS a.ns.apps.corp.internal.',
+      'apps.corp.internal. IN DS 4711 13 2 ABCDEF',
+    ]);
+  });
+});
+
+describe('declaredZones: dnssec', () => {
+  it('names the key of a signed zone in the declaration', () => {
+    const z = zone(
+      'apps',
+      { zone: 'apps.corp.internal' },
+      {},
+      { enforced: { zone: 'apps.corp.internal', enforcement: 'Enforce', delegations: [] } },
+    );
+    const dnssec = { secret: 'capi-dns-dnssec-keys', key: 'apps.corp.internal.pem' };
+    expect(
+      declaredZones([z], undefined, (name) => (name === 'apps.corp.internal' ? dnssec : undefined)),
+    ).toEqual([{ name: 'apps.corp.internal', dnssec }]);
+  });
+});

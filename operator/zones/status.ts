@@ -21,6 +21,7 @@ import {
 } from '../model/delegation.js';
 import { namedFirst } from '../manager/runtime/summary.js';
 import type { ZoneNameservers } from './nameservers.js';
+import type { ZoneKeyRead } from './keys.js';
 
 /** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
 export interface ServedNames {
@@ -39,6 +40,8 @@ export interface ZoneStatusInput {
   clusters?: DNSZoneStatus['clusters'];
   /** With spec.nameservers.expose in force: the exposed dns-servers that are its NS now. */
   nameservers?: ZoneNameservers;
+  /** With spec.dnssec.enabled: its key as read this pass (unset: not read, status.ds stays). */
+  key?: ZoneKeyRead;
   now: Date;
 }
 
@@ -137,6 +140,11 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
         now,
       );
   conditions = exposedCondition(conditions, enforced, input.nameservers, generation, now);
+  const signing = zone.spec.dnssec?.enabled === true;
+  conditions = signedCondition(conditions, signing, input.key, generation, now);
+  const ds = !signing ? [] : input.key && 'info' in input.key ? [input.key.info.ds] : (previous?.ds ?? []);
+  const parentRecords =
+    input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []);
   return {
     observedGeneration: generation,
     conditions,
@@ -147,9 +155,46 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
     clusters,
     nameservers: input.nameservers?.servers ?? (enforced?.expose ? (previous?.nameservers ?? []) : []),
     zoneCuts: input.nameservers?.cuts ?? (enforced?.expose ? (previous?.zoneCuts ?? []) : []),
+    // The DS goes to the parent beside the NS and glue (RFC 4034 section 5).
     parentRecords:
-      input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []),
+      input.nameservers && enforced ? [...parentRecords, ...dsRecords(enforced.zone, ds)] : parentRecords,
+    ds,
   };
+}
+
+function dsRecords(zone: string, ds: readonly string[]): string[] {
+  return ds.map((d) => `${zone}. IN DS ${d}`);
+}
+
+/** Signed, while spec.dnssec.enabled: the key read, or why not (left as it was when not read this pass). */
+function signedCondition(
+  conditions: Condition[],
+  signing: boolean,
+  key: ZoneKeyRead | undefined,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  if (!signing) return removeCondition(conditions, ZONE_CONDITIONS.Signed);
+  if (!key) return conditions;
+  return setCondition(
+    conditions,
+    {
+      type: ZONE_CONDITIONS.Signed,
+      ...('info' in key
+        ? {
+            status: 'True',
+            reason: ZONE_REASONS.KeySigned,
+            message: `signed with ${key.info.algorithm} key ${key.info.keyTag}; DS ${key.info.ds}`,
+          }
+        : {
+            status: 'False',
+            reason: key.reason,
+            message: `${key.message}; the zone stays served as it was (signed with the last key the dns-servers hold, if any)`,
+          }),
+      observedGeneration: generation,
+    },
+    now,
+  );
 }
 
 /** The names this DNSZone governs that some GatewayDNS serves, by namespace. */
@@ -221,6 +266,7 @@ function childZones(
 export function declaredZones(
   zones: readonly DNSZone[],
   nameserversOf: (enforced: EnforcedZone) => ZoneNameservers | undefined = () => undefined,
+  dnssecOf: (zone: string) => DeclaredZone['dnssec'] = () => undefined,
 ): DeclaredZone[] {
   const seen = new Set<string>();
   const out: DeclaredZone[] = [];
@@ -235,6 +281,7 @@ export function declaredZones(
       ...(nameServers.length ? { nameServers } : {}),
       ...(exposed?.glue.length ? { glue: exposed.glue } : {}),
       ...(exposed?.cuts.length ? { cuts: exposed.cuts } : {}),
+      ...(dnssecOf(enforced.zone) ? { dnssec: dnssecOf(enforced.zone) } : {}),
     });
   }
   return out;

@@ -435,6 +435,10 @@ describe('RBAC, as the API server authorizes it', () => {
     [true, 'list secrets -n dev-team'],
     [false, 'create secrets -n dev-team'],
     [false, 'update secrets -n dev-team'],
+    // DNSSEC keys generated for DNSZones (ADR 0106): created once in its own namespace, never changed.
+    [true, 'create secrets -n capi-dns-system'],
+    [false, 'update secrets/apps-dnssec -n capi-dns-system'],
+    [false, 'delete secrets/apps-dnssec -n capi-dns-system'],
     [true, 'create events -n dev-team'],
     [false, 'patch events -n dev-team'],
     // Sharded replicas: a member Lease each (named after the pod) and a Lease per shard, found by label.
@@ -458,6 +462,9 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -n default'],
     [false, 'list dnsrecordsets.connectivity.tanzu.vmware.com -A'],
     [false, 'list secrets -n capi-dns'],
+    [true, 'get secrets/capi-dns-dnssec-keys -n capi-dns'],
+    [false, 'get secrets/other -n capi-dns'],
+    [false, 'watch secrets/capi-dns-dnssec-keys -n capi-dns'],
     // The clusterset zone: MCS EndpointSlices (and ServiceImports) of every namespace, read only.
     [true, 'watch endpointslices.discovery.k8s.io -A'],
     [false, 'create endpointslices.discovery.k8s.io -n apps'],
@@ -500,6 +507,13 @@ describe('RBAC, as the API server authorizes it', () => {
     [true, 'update configmaps/coredns -n kube-system'],
     [false, 'update configmaps/other -n kube-system'],
     [false, 'list secrets -n apps'],
+    // The signed zones' keys (ADR 0106): the one Secret, by name, in the records namespace.
+    [true, 'watch secrets/capi-dns-dnssec-keys -n capi-dns'],
+    [true, 'patch secrets/capi-dns-dnssec-keys -n capi-dns'],
+    [true, 'delete secrets/capi-dns-dnssec-keys -n capi-dns'],
+    [false, 'patch secrets/other -n capi-dns'],
+    [false, 'list secrets -n capi-dns'],
+    [false, 'update secrets/capi-dns-dnssec-keys -n capi-dns'],
     // spec.gatewayRef: Gateways and the routes whose host names are published, read only, cluster-wide.
     [true, 'watch gateways.gateway.networking.k8s.io -A'],
     [true, 'list httproutes.gateway.networking.k8s.io -A'],
