@@ -160,6 +160,11 @@ export class NameTable {
     return -1;
   }
 
+  /** The index of the query name itself (wire form, lower case, `length` octets with the final 0), or -1. */
+  indexOf(name: Uint8Array, length: number): number {
+    return this.find(finish(hashBackwards(name, 0, length, this.seed)), name, 0, length);
+  }
+
   /**
    * The value in `cuts` (name index → referral) of the query name or its nearest ancestor below
    * the apex that is a zone cut, or -1. Asked only in zones with cuts.

@@ -202,11 +202,13 @@ export class Responder {
     d: ServedZone['dnssec'] & {},
     limit: number,
   ): Outcome {
-    const qname = q.qname;
-    let index = d.nodes.get(qname);
+    // The signed slots are in the order of the name table's: a name that exists needs no string.
+    const exact = served.table.indexOf(q.name, q.qnameLength);
+    let index: number | undefined = exact < 0 ? undefined : exact;
     let covering = -1;
     let wildcardRank = -1;
     if (index === undefined) {
+      const qname = q.qname;
       let encloser = parentName(qname);
       while (!d.nodes.has(encloser)) encloser = parentName(encloser);
       index = d.wildcards.get(encloser);
