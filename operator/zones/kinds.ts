@@ -3,18 +3,19 @@
 // name. Declared here as the GatewayDNS controller declares its own: the
 // manager's cache shares one informer per watch. In each workload cluster: the
 // ConfigMap that tells its dns-server which zones to serve.
-import type { KubernetesObject, V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   DNSZONE_PLURAL,
   EXPOSED_DNS_SERVICE,
   GATEWAYDNS_PLURAL,
   GROUP,
+  TSIG_KEYS_SECRET,
   VERSION,
   ZONES_CONFIGMAP,
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import { configMapsType, servicesType } from '../manager/clusters/kinds.js';
+import { configMapsType, secretsType, servicesType } from '../manager/clusters/kinds.js';
 import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
 
 export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
@@ -48,4 +49,10 @@ export const EXPOSED_DNS_SERVERS: ResourceType<V1Service & KubernetesObject> = s
   'ExposedDnsServer',
   undefined,
   `metadata.name=${EXPOSED_DNS_SERVICE}`,
+);
+
+/** In each workload cluster's records namespace: the TSIG keys of the zones declared with transfer (ADR 0216). */
+export const TSIG_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = secretsType(
+  'TsigKeySecret',
+  `metadata.name=${TSIG_KEYS_SECRET}`,
 );

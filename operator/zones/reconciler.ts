@@ -13,6 +13,7 @@ import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
 import type { ZoneDeclarer } from './declare.js';
 import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
+import { checkTransfer, type SecretData, type TransferVerdict } from './transfer.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 import {
   clustersServing,
@@ -34,6 +35,8 @@ export interface ZoneReconcilerOptions {
   patcher: DnsZonePatcher;
   /** Tells every workload cluster's dns-server the zones in force. */
   declarer: ZoneDeclarer;
+  /** A Secret's data on the management cluster (spec.transfer.tsigSecretRef); undefined when it does not exist. */
+  readSecret: (namespace: string, name: string) => Promise<SecretData>;
   metrics: ZoneMetrics;
   log: Logger;
   /**
@@ -76,19 +79,30 @@ export class ZoneReconciler {
     if (!zone.metadata.finalizers?.includes(DNSZONE_FINALIZER))
       await this.opts.patcher.patchFinalizers(zone, [...(zone.metadata.finalizers ?? []), DNSZONE_FINALIZER]);
     // The spec first (pure): what it puts in force is what the dns-servers are told.
-    const inForce = this.statusOf(zone);
+    const transfer = zone.spec.transfer
+      ? checkTransfer(
+          zone.spec.transfer,
+          await this.opts.readSecret(
+            zone.spec.transfer.tsigSecretRef.namespace,
+            zone.spec.transfer.tsigSecretRef.name,
+          ),
+        )
+      : undefined;
+    const inForce = this.statusOf(zone, undefined, undefined, transfer);
     const withThis = this.opts
       .listZones()
       .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
     const nameserversOf = await this.nameservers(withThis);
     const declared = declaredZones(withThis, nameserversOf);
-    const declarations = await this.opts.declarer.declare((namespace) =>
-      declaredZonesFor(namespace, withThis, declared, nameserversOf),
+    const declarations = await this.opts.declarer.declare(
+      (namespace) => declaredZonesFor(namespace, withThis, declared, nameserversOf),
+      await this.tsigKeys(withThis, zone, transfer),
     );
     const status = this.statusOf(
       zone,
       clustersServing(inForce.enforced?.zone, declarations),
       inForce.enforced?.expose ? nameserversOf(inForce.enforced) : undefined,
+      transfer,
     );
     const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
     if (
@@ -109,6 +123,8 @@ export class ZoneReconciler {
       });
     else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
+    // The TSIG Secret is read by name, not watched: looked at again, sooner while it is refused.
+    if (transfer) return { requeueAfterMs: transfer.ok ? 60_000 : 5_000 };
   }
 
   /**
@@ -135,8 +151,9 @@ export class ZoneReconciler {
     const remaining = this.opts.listZones();
     const nameserversOf = await this.nameservers(remaining);
     const declared = declaredZones(remaining, nameserversOf);
-    const declarations = await this.opts.declarer.declare((namespace) =>
-      declaredZonesFor(namespace, remaining, declared, nameserversOf),
+    const declarations = await this.opts.declarer.declare(
+      (namespace) => declaredZonesFor(namespace, remaining, declared, nameserversOf),
+      await this.tsigKeys(remaining),
     );
     const failing = [...declarations].flatMap(([cluster, d]) =>
       'error' in d ? [`${cluster} (${d.error})`] : [],
@@ -157,6 +174,7 @@ export class ZoneReconciler {
     zone: DNSZone,
     clusters?: DNSZoneStatus['clusters'],
     nameservers?: ZoneNameservers,
+    transfer?: TransferVerdict,
   ): DNSZoneStatus {
     return zoneStatus({
       zone,
@@ -165,6 +183,7 @@ export class ZoneReconciler {
       namespaceLabels: this.opts.namespaceLabels,
       clusters,
       ...(nameservers ? { nameservers } : {}),
+      ...(transfer ? { transfer } : {}),
       now: new Date(),
     });
   }
@@ -179,6 +198,39 @@ export class ZoneReconciler {
     if (!zones.some((z) => z.status?.enforced?.expose)) return () => undefined;
     const exposed = await this.opts.declarer.exposedServers();
     return (enforced) => zoneNameservers(enforced, exposed, this.opts.namespaceLabels);
+  }
+
+  /**
+   * The TSIG key (as tsig-keygen writes it) of each zone with a transfer in force, by zone name:
+   * this zone's from its check this pass, the others' read again from their Secrets. A key that
+   * cannot be read now is left out: the declarer keeps the one the workload clusters have.
+   */
+  private async tsigKeys(
+    zones: readonly DNSZone[],
+    current?: DNSZone,
+    verdict?: TransferVerdict,
+  ): Promise<Map<string, string>> {
+    const keys = new Map<string, string>();
+    for (const z of zones) {
+      const enforced = z.status?.enforced;
+      if (!enforced?.transfer || z.metadata.deletionTimestamp || keys.has(enforced.zone)) continue;
+      if (z.metadata.name === current?.metadata.name) {
+        if (verdict?.ok) keys.set(enforced.zone, verdict.keyText);
+        continue;
+      }
+      const { namespace, name } = enforced.transfer.tsigSecretRef;
+      try {
+        const checked = checkTransfer(enforced.transfer, await this.opts.readSecret(namespace, name));
+        if (checked.ok) keys.set(enforced.zone, checked.keyText);
+      } catch (err) {
+        this.opts.log.warn('TSIG Secret not read; the workload clusters keep the key they have', {
+          dnszone: z.metadata.name,
+          secret: `${namespace}/${name}`,
+          error: (err as Error).message,
+        });
+      }
+    }
+    return keys;
   }
 
   /**

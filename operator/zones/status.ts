@@ -3,7 +3,14 @@
 // force (status.enforced), its conditions, which namespaces hold which of its
 // names, and in Audit what Enforce would withdraw. Bad input leaves the
 // delegations in force as they were: nothing served changes (ADR 0213).
-import type { Condition, DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
+import {
+  TSIG_KEYS_SECRET,
+  type Condition,
+  type DeclaredZone,
+  type DNSZone,
+  type DNSZoneStatus,
+  type EnforcedZone,
+} from '../../api/index.js';
 import {
   removeCondition,
   setCondition,
@@ -21,6 +28,7 @@ import {
 } from '../model/delegation.js';
 import { namedFirst } from '../manager/runtime/summary.js';
 import type { ZoneNameservers } from './nameservers.js';
+import { transferCondition, transferInForce, type TransferVerdict } from './transfer.js';
 
 /** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
 export interface ServedNames {
@@ -39,6 +47,8 @@ export interface ZoneStatusInput {
   clusters?: DNSZoneStatus['clusters'];
   /** With spec.nameservers.expose in force: the exposed dns-servers that are its NS now. */
   nameservers?: ZoneNameservers;
+  /** spec.transfer checked with its Secret this pass (transfer.ts); undefined: as it was. */
+  transfer?: TransferVerdict;
   now: Date;
 }
 
@@ -79,7 +89,9 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
           message: `DNSZone ${duplicate} declares the zone ${normalizeName(zone.spec.zone)} and is older: it governs, this one does not`,
         }
       : undefined;
-  const enforced: EnforcedZone | undefined = refusal ? previous?.enforced : check.enforced;
+  const enforced: EnforcedZone | undefined = refusal
+    ? previous?.enforced
+    : withTransfer(check.enforced, input);
   // What the other zones take: a child zone's names are its own (the more specific zone governs).
   const inside = enforced ? childZones(zone, enforced, input.zones) : [];
   const shadowed = (enforced?.delegations ?? []).flatMap((d) =>
@@ -137,6 +149,7 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
         now,
       );
   conditions = exposedCondition(conditions, enforced, input.nameservers, generation, now);
+  conditions = transferCondition(conditions, zone.spec.transfer, input.transfer, generation, now);
   return {
     observedGeneration: generation,
     conditions,
@@ -150,6 +163,12 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
     parentRecords:
       input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []),
   };
+}
+
+/** The spec's delegations in force, with the transfer in force (ADR 0216). */
+function withTransfer(enforced: EnforcedZone | undefined, input: ZoneStatusInput): EnforcedZone | undefined {
+  const transfer = transferInForce(input.zone.spec.transfer, input.transfer, input.zone.status?.enforced);
+  return enforced && transfer ? { ...enforced, transfer } : enforced;
 }
 
 /** The names this DNSZone governs that some GatewayDNS serves, by namespace. */
@@ -235,6 +254,17 @@ export function declaredZones(
       ...(nameServers.length ? { nameServers } : {}),
       ...(exposed?.glue.length ? { glue: exposed.glue } : {}),
       ...(exposed?.cuts.length ? { cuts: exposed.cuts } : {}),
+      ...(enforced.transfer
+        ? {
+            transfer: {
+              secondaries: enforced.transfer.secondaries.map((s) => ({
+                address: s.address,
+                port: s.port ?? 53,
+              })),
+              tsigSecret: TSIG_KEYS_SECRET,
+            },
+          }
+        : {}),
     });
   }
   return out;
