@@ -124,7 +124,7 @@ export class ZoneReconciler {
     else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
     // The TSIG Secret is read by name, not watched: looked at again, sooner while it is refused.
-    if (transfer) return { requeueAfterMs: transfer.ok ? 60_000 : 5_000 };
+    if (transfer) return { requeueAfterMs: transfer.ok ? 15_000 : 5_000 };
   }
 
   /**
