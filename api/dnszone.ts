@@ -57,9 +57,21 @@ export interface DNSZoneSpec {
   nameServers?: string[];
   /** Who the zone's name servers are: the exposed dns-servers, names of their own, or both (ADR 0215). */
   nameservers?: NameserversSpec;
+  /** Zone transfer (AXFR, IXFR, NOTIFY) to secondaries of their own, signed with TSIG (ADR 0216). */
+  transfer?: TransferSpec;
   delegations?: Delegation[];
   /** Signed (ADR 0106). */
   dnssec?: DnssecSpec;
+}
+
+export interface TransferSpec {
+  /** Sent NOTIFY, and the only clients allowed to transfer the zone. */
+  secondaries: { address: string; port?: number }[];
+  /**
+   * A Secret on the management cluster with the data keys `name`, `algorithm` (hmac-sha256) and
+   * `secret` (base64), as tsig-keygen writes them.
+   */
+  tsigSecretRef: { namespace: string; name: string };
 }
 
 export interface NameserversSpec {
@@ -89,6 +101,8 @@ export interface EnforcedZone {
   nameServers?: string[];
   /** spec.nameservers.expose as accepted. */
   expose?: boolean;
+  /** spec.transfer as last accepted (its Secret read and valid); kept while a later one is refused. */
+  transfer?: TransferSpec;
   enforcement: Enforcement;
   delegations: Delegation[];
 }

@@ -21,8 +21,43 @@ describe('zone declarations', () => {
     ];
     expect(parseZoneDeclaration(zoneDeclarationText(zones))).toEqual(zones);
   });
+  it('carries the transfer: secondaries and the TSIG Secret', () => {
+    const zones = [
+      {
+        name: 'a.example',
+        transfer: {
+          secondaries: [
+            { address: '127.0.0.2', port: 5353 },
+            { address: '::1', port: 53 },
+          ],
+          tsigSecret: 'capi-dns-tsig-keys',
+        },
+      },
+    ];
+    expect(parseZoneDeclaration(zoneDeclarationText(zones))).toEqual(zones);
+  });
   it.each([
     ['not JSON', '{', 'not JSON'],
+    [
+      'a secondary that is no address',
+      '{"zones":[{"name":"a.example","transfer":{"tsigSecret":"k","secondaries":[{"address":"ns.example","port":53}]}}]}',
+      'zones[0].transfer.secondaries[0].address: not an IP address',
+    ],
+    [
+      'a secondary without a port',
+      '{"zones":[{"name":"a.example","transfer":{"tsigSecret":"k","secondaries":[{"address":"192.0.2.1"}]}}]}',
+      'zones[0].transfer.secondaries[0].port',
+    ],
+    [
+      'no secondaries',
+      '{"zones":[{"name":"a.example","transfer":{"tsigSecret":"k","secondaries":[]}}]}',
+      'zones[0].transfer.secondaries: not a non-empty list',
+    ],
+    [
+      'a TSIG Secret that is no name',
+      '{"zones":[{"name":"a.example","transfer":{"tsigSecret":"Keys!","secondaries":[{"address":"192.0.2.1","port":53}]}}]}',
+      'zones[0].transfer.tsigSecret: not a Secret name',
+    ],
     ['no list', '{}', 'no "zones" list'],
     ['a name that is not one', '{"zones":[{"name":"a b"}]}', 'zones[0]: "a b" is not a DNS name'],
     ['a zone twice', '{"zones":[{"name":"a.example"},{"name":"a.example"}]}', 'zones[1]: a.example twice'],

@@ -36,6 +36,19 @@ export interface SoaParameters {
  */
 export const DNSSEC_KEYS_SECRET = 'capi-dns-dnssec-keys';
 
+/**
+ * The one Secret, in each workload cluster's records namespace, that holds the TSIG keys of the
+ * zones the operator declares with transfer (ADR 0216): one data key per zone (its name), the
+ * key as tsig-keygen writes it; one name, so that the dns-server's Role can name it.
+ */
+export const TSIG_KEYS_SECRET = 'capi-dns-tsig-keys';
+
+/** A secondary of a declared zone: sent NOTIFY, allowed to transfer it. */
+export interface Secondary {
+  address: string;
+  port: number;
+}
+
 export interface DeclaredZone {
   name: string;
   soa?: SoaParameters;
@@ -53,6 +66,11 @@ export interface DeclaredZone {
   cuts?: ZoneCut[];
   /** Signed (ADR 0106): the PKCS#8 PEM private key is `key` of the Secret `secret` in the records namespace. */
   dnssec?: { secret: string; key: string };
+  /**
+   * Zone transfer (ADR 0216): these secondaries, the TSIG key being the zone's name as data key of
+   * the Secret `tsigSecret` in the records namespace.
+   */
+  transfer?: { secondaries: Secondary[]; tsigSecret: string };
 }
 
 export interface ZoneCut {
@@ -87,7 +105,7 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
   return zones.map((z: unknown, i): DeclaredZone => {
     const at = `zones[${i}]`;
     if (typeof z !== 'object' || z === null) throw new ZoneDeclarationError(`${at}: not an object`);
-    const { name, soa, nameServers, glue, cuts, dnssec } = z as Record<string, unknown>;
+    const { name, soa, nameServers, glue, cuts, dnssec, transfer } = z as Record<string, unknown>;
     if (typeof name !== 'string') throw new ZoneDeclarationError(`${at}: no name`);
     const problem = dnsZoneNameProblem(name);
     if (problem) throw new ZoneDeclarationError(`${at}: "${name}" is not a DNS name: it ${problem}`);
@@ -139,8 +157,35 @@ export function parseZoneDeclaration(text: string): DeclaredZone[] {
         throw new ZoneDeclarationError(`${at}.dnssec: not {secret: <Secret name>, key: <data key>}`);
       out.dnssec = { secret: d.secret, key: d.key };
     }
+    if (transfer !== undefined) out.transfer = parseTransfer(transfer, `${at}.transfer`);
     return out;
   });
+}
+
+function parseTransfer(transfer: unknown, at: string): NonNullable<DeclaredZone['transfer']> {
+  const { secondaries, tsigSecret } = (
+    typeof transfer === 'object' && transfer !== null ? transfer : {}
+  ) as Record<string, unknown>;
+  if (typeof tsigSecret !== 'string' || !isSecretName(tsigSecret))
+    throw new ZoneDeclarationError(`${at}.tsigSecret: not a Secret name`);
+  if (!Array.isArray(secondaries) || !secondaries.length)
+    throw new ZoneDeclarationError(`${at}.secondaries: not a non-empty list`);
+  return {
+    secondaries: secondaries.map((s: unknown, i): Secondary => {
+      const { address, port } = (typeof s === 'object' && s !== null ? s : {}) as Record<string, unknown>;
+      if (typeof address !== 'string' || !isIP(address))
+        throw new ZoneDeclarationError(`${at}.secondaries[${i}].address: not an IP address`);
+      if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+        throw new ZoneDeclarationError(`${at}.secondaries[${i}].port: not a port from 1 to 65535`);
+      return { address, port };
+    }),
+    tsigSecret,
+  };
+}
+
+/** A Secret's name: a lower-case DNS subdomain (Kubernetes' rule). */
+function isSecretName(name: string): boolean {
+  return !dnsZoneNameProblem(name) && name === name.toLowerCase() && !name.endsWith('.');
 }
 
 function parseGlue(glue: unknown, zone: string, at: string): Glue[] {

@@ -59,6 +59,8 @@ export interface Config {
   udpIo: 'native' | 'dgram';
   /** Zone transfers (AXFR, IXFR, NOTIFY; ADR 0216): the keys, the bounds. Unset: none offered. */
   transfer: TransferFlags | undefined;
+  /** --transfer-max-concurrent, --ixfr-journal-octets: also for the zones declared with transfer (Kubernetes mode). */
+  transferBounds: { maxConcurrent: number; journalOctets: number };
 }
 
 const FLAGS = {
@@ -283,6 +285,10 @@ export function parseFlags(argv: string[], around: Surroundings = surroundings()
     workers: flags.int('workers', 1, 64),
     udpIo: udpIoOf(flags.string('udp-io')!),
     transfer,
+    transferBounds: {
+      maxConcurrent: flags.int('transfer-max-concurrent', 1, 10_000),
+      journalOctets: flags.int('ixfr-journal-octets', 0, 2 ** 31 - 1),
+    },
   };
 }
 

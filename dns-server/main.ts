@@ -18,6 +18,7 @@ import { Metrics } from './serve/metrics.js';
 import { kubeConfigOf, sourcesFor } from './sources/sources.js';
 import { RecordStore } from './store/record-store.js';
 import { keysOf } from './transfer/flags.js';
+import { TsigKeyRing } from './transfer/key-ring.js';
 import { TransferMetrics } from './transfer/metrics.js';
 import { Notifier } from './transfer/notify.js';
 
@@ -32,7 +33,8 @@ async function main(argv: string[]): Promise<void> {
   if (!config) return;
   if (cluster.isWorker) {
     const log = createLogger(config.logLevel, { component: 'dns-server', worker: cluster.worker!.id });
-    return answerInThisProcess(answeringOptions(config), log);
+    const ring = keyRingOf(config);
+    return answerInThisProcess(answeringOptions(config, ring), log, ring);
   }
   const log = createLogger(config.logLevel, { component: 'dns-server' });
   const metrics = new Metrics();
@@ -60,11 +62,12 @@ async function main(argv: string[]): Promise<void> {
   metrics.probes = () => prober.stats;
 
   // Zone transfers: NOTIFY from this process at every serial change; AXFR and IXFR where TCP is answered.
-  const transferMetrics = config.transfer ? new TransferMetrics() : undefined;
+  const ring = keyRingOf(config);
+  const transferMetrics = ring ? new TransferMetrics() : undefined;
   transferMetrics?.register(metrics.registry);
-  const notifier = config.transfer
+  const notifier = ring
     ? new Notifier({
-        keys: keysOf(config.transfer.keyFile),
+        keys: ring.keys,
         sourceAddress: config.listen.host,
         log,
         onResult: (zone, secondary, result) => transferMetrics?.notify(zone, secondary, result),
@@ -72,8 +75,8 @@ async function main(argv: string[]): Promise<void> {
     : undefined;
   const answering =
     config.workers > 1
-      ? new AnsweringProcesses(answeringOptions(config), metrics, log)
-      : new InProcessAnswering(answeringOptions(config), metrics, log, transferMetrics);
+      ? new AnsweringProcesses(answeringOptions(config, ring), metrics, log)
+      : new InProcessAnswering(answeringOptions(config, ring), metrics, log, transferMetrics);
   // Started before the store, so that the first build already signs (ADR 0106).
   if (config.dnssecKeyFiles.length > 0) {
     const { KeyFileSource } = await import('./sources/key-files.js');
@@ -130,7 +133,24 @@ async function main(argv: string[]): Promise<void> {
         log,
       }),
     );
-    mgr.add(
+    // The TSIG keys of the zones declared with transfer (ADR 0216): every process's ring, then the zones.
+    const { TsigKeySource } = await import('./sources/tsig-keys.js');
+    const tsigKeys = mgr.add(
+      new TsigKeySource({
+        kubeConfig: kc,
+        namespace: config.kubernetes.namespace,
+        resyncMs: config.kubernetes.resyncMs,
+        onKeys: (byZone) => {
+          const declaredKeys = [...byZone.values()];
+          ring?.setDeclared(declaredKeys);
+          if (answering instanceof AnsweringProcesses) answering.setDeclaredKeys(declaredKeys);
+          declarations.setKeyNames(new Map([...byZone].map(([zone, k]) => [zone, k.name])));
+        },
+        onError: () => void metrics.reloadErrors++,
+        log,
+      }),
+    );
+    const declarations = mgr.add(
       new ZoneDeclarationSource({
         kubeConfig: kc,
         namespace: config.kubernetes.namespace,
@@ -140,7 +160,10 @@ async function main(argv: string[]): Promise<void> {
         flagZones: config.zones,
         defaults: config.zoneDefaults,
         onZones: (zones) => store.setZones(zones),
-        onDeclared: (declared) => keys.setDeclared(declared),
+        onDeclared: (declared) => {
+          keys.setDeclared(declared);
+          tsigKeys.setDeclared(declared);
+        },
         onError: () => void metrics.reloadErrors++,
         log,
       }),
@@ -185,16 +208,25 @@ function configOrExit(argv: string[]): Config | undefined {
   }
 }
 
-function answeringOptions(config: Config): AnsweringOptions {
-  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, transfer, rateLimit } = config;
+/**
+ * The TSIG keys of this process: --tsig-key-file's, and in Kubernetes mode those of the zones
+ * declared with transfer (ADR 0216, read at run time); no transfers offered without either.
+ */
+function keyRingOf(config: Config): TsigKeyRing | undefined {
+  if (!config.transfer && !config.kubernetes) return undefined;
+  return new TsigKeyRing(config.transfer ? keysOf(config.transfer.keyFile) : []);
+}
+
+function answeringOptions(config: Config, ring: TsigKeyRing | undefined): AnsweringOptions {
+  const { listen, tcp, logQueries, maxUdpSize, workers, udpIo, transferBounds, rateLimit } = config;
   return {
     server: { host: listen.host, port: listen.port, tcp, logQueries, udpIo, maxUdpSize, rateLimit },
     maxUdpSize,
     workers,
-    transfer: transfer && {
-      keys: keysOf(transfer.keyFile),
-      maxConcurrent: transfer.maxConcurrent,
-      journalOctets: transfer.journalOctets,
+    transfer: ring && {
+      keys: ring.keys,
+      maxConcurrent: transferBounds.maxConcurrent,
+      journalOctets: transferBounds.journalOctets,
     },
   };
 }

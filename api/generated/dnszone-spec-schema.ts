@@ -45,6 +45,33 @@ export const DNSZONE_CRD_SPEC_SCHEMA = {
         },
       },
     },
+    transfer: {
+      type: 'object',
+      required: ['secondaries', 'tsigSecretRef'],
+      properties: {
+        secondaries: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 16,
+          items: {
+            type: 'object',
+            required: ['address'],
+            properties: {
+              address: { type: 'string', maxLength: 45 },
+              port: { type: 'integer', minimum: 1, maximum: 65535, default: 53 },
+            },
+          },
+        },
+        tsigSecretRef: {
+          type: 'object',
+          required: ['namespace', 'name'],
+          properties: {
+            namespace: { type: 'string', maxLength: 63 },
+            name: { type: 'string', maxLength: 253 },
+          },
+        },
+      },
+    },
     delegations: {
       type: 'array',
       maxItems: 256,

@@ -4,6 +4,8 @@
 import cluster from 'node:cluster';
 import type { Logger } from '../../runtime/log.js';
 import { stopOnSignals } from '../../runtime/signals.js';
+import { HMAC_SHA256, type TsigKey } from '../transfer/tsig.js';
+import type { TsigKeyRing } from '../transfer/key-ring.js';
 import { Responder } from '../wire/responder.js';
 import type { ServedData } from '../wire/served.js';
 import { responderOptions, transferServerOf, type Answering, type AnsweringOptions } from './answering.js';
@@ -24,12 +26,23 @@ export class AnsweringProcesses implements Answering {
   port: number | undefined;
   /** The last build; the store builds once before the processes are forked. */
   private served: ServedData | undefined;
+  /** The declared TSIG keys as last sent (sent again to a process that starts). */
+  private keys: ToAnswerer | undefined;
 
   constructor(
     private readonly opts: AnsweringOptions,
     private readonly metrics: Metrics,
     private readonly log: Logger,
   ) {}
+
+  /** The TSIG keys of the zones declared with transfer: each process's key ring takes them. */
+  setDeclaredKeys(keys: readonly TsigKey[]): void {
+    this.keys = {
+      type: 'keys',
+      keys: keys.map((k) => ({ name: k.name, secret: k.secret.toString('base64') })),
+    };
+    for (const w of Object.values(cluster.workers ?? {})) w?.send(this.keys);
+  }
 
   load(served: ServedData): void {
     this.served = served;
@@ -58,9 +71,11 @@ export class AnsweringProcesses implements Answering {
     const worker = cluster.fork();
     worker.on('message', (msg: FromAnswerer) => {
       // Asked for once it listens for messages (a message sent before that would be lost).
-      if (msg.type === 'want-data' && this.served)
+      if (msg.type === 'want-data' && this.served) {
+        // The keys first: a zone with transfer arrives with its key.
+        if (this.keys) worker.send(this.keys);
         worker.send({ type: 'served', served: this.served } satisfies ToAnswerer);
-      else if (msg.type === 'listening') onPort?.(msg.port);
+      } else if (msg.type === 'listening') onPort?.(msg.port);
       else if (msg.type === 'counters') this.metrics.setPeer(worker.id, msg.counters);
     });
     worker.on('exit', (code, signal) => {
@@ -72,13 +87,25 @@ export class AnsweringProcesses implements Answering {
 }
 
 /** An answering process's side: answers on the shared sockets from the data the first process sends. */
-export async function answerInThisProcess(opts: AnsweringOptions, log: Logger): Promise<void> {
+export async function answerInThisProcess(
+  opts: AnsweringOptions,
+  log: Logger,
+  ring?: TsigKeyRing,
+): Promise<void> {
   // Counts only: the first process publishes them with its own on /metrics.
   const metrics = new Metrics({ serve: false });
   const responder = new Responder(responderOptions(opts));
   const transfers = transferServerOf(opts, log);
   await new Promise<void>((resolve) => {
     process.on('message', (msg: ToAnswerer) => {
+      if (msg.type === 'keys')
+        ring?.setDeclared(
+          msg.keys.map((k) => ({
+            name: k.name,
+            algorithm: HMAC_SHA256,
+            secret: Buffer.from(k.secret, 'base64'),
+          })),
+        );
       if (msg.type !== 'served') return;
       responder.loadServed(msg.served);
       transfers?.load(msg.served.transfer ?? []);

@@ -7,7 +7,10 @@ import type { ServedData } from '../wire/served.js';
 import type { QueryCounters } from './metrics.js';
 
 /** Primary → answering worker. */
-export type ToAnswerer = { type: 'served'; served: ServedData };
+export type ToAnswerer =
+  | { type: 'served'; served: ServedData }
+  /** The TSIG keys of the zones declared with transfer (ADR 0216); the secret in base64. */
+  | { type: 'keys'; keys: { name: string; secret: string }[] };
 
 /** Answering worker → primary. */
 export type FromAnswerer =

@@ -47,6 +47,9 @@ export class ZoneDeclarationSource {
   readonly name: string;
   private readonly informer: RestartingInformer<V1ConfigMap & KubernetesObject>;
   private last = '';
+  private declared: DeclaredZone[] | undefined;
+  /** The TSIG key names of the zones declared with transfer, once read (tsig-keys.ts). */
+  private keyNames: ReadonlyMap<string, string> = new Map();
 
   constructor(private readonly opts: ZoneDeclarationSourceOptions) {
     const { namespace } = opts;
@@ -86,6 +89,17 @@ export class ZoneDeclarationSource {
     void this.informer.stop();
   }
 
+  /** The declared transfers' keys read anew: the zones are handed over again with them. */
+  setKeyNames(keyNames: ReadonlyMap<string, string>): void {
+    this.keyNames = keyNames;
+    if (this.declared) this.opts.onZones(this.served(this.declared));
+  }
+
+  private served(zones: DeclaredZone[]) {
+    const served = servedZones(this.opts.flagZones, zones, this.opts.defaults, this.keyNames);
+    return served.zones;
+  }
+
   private deliver(): void {
     const text = this.informer.get(ZONES_CONFIGMAP, this.opts.namespace)?.data?.[ZONES_CONFIGMAP_KEY] ?? '';
     if (text === this.last) return;
@@ -102,7 +116,8 @@ export class ZoneDeclarationSource {
       return;
     }
     this.last = text;
-    const served = servedZones(this.opts.flagZones, zones, this.opts.defaults);
+    this.declared = zones;
+    const served = servedZones(this.opts.flagZones, zones, this.opts.defaults, this.keyNames);
     if (served.ignored.length)
       this.opts.log.warn('declared zones left out: a --zone serves them or overlaps them', {
         source: this.name,

@@ -10,6 +10,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { TransferImage, Secondary } from './image.js';
 import { nameWire } from './rr-wire.js';
 import { sign, verify, type TsigKey } from './tsig.js';
+import { keyMapOf } from './key-ring.js';
 
 const OPCODE_NOTIFY = 4;
 export const NOTIFY_ATTEMPTS = 5;
@@ -18,7 +19,7 @@ const FIRST_RETRY_MS = 1000;
 export type NotifyResult = 'answered' | 'failed' | 'rejected';
 
 export interface NotifierOptions {
-  keys: TsigKey[];
+  keys: TsigKey[] | ReadonlyMap<string, TsigKey>;
   /** The address NOTIFY goes out from: the server's listen address ('' or a wildcard: the kernel's choice). */
   sourceAddress: string;
   log: Logger;
@@ -43,13 +44,13 @@ export class Notifier {
   private readonly notified = new Map<string, number>();
   private readonly pending = new Map<string, Pending>();
   private readonly sockets = new Map<4 | 6, dgram.Socket>();
-  private readonly keys: Map<string, TsigKey>;
+  private readonly keys: ReadonlyMap<string, TsigKey>;
   private stopped = false;
   /** Builds before the server listens: announced once it does (a secondary told earlier would find nobody). */
   private waiting: TransferImage[] | undefined = [];
 
   constructor(private readonly opts: NotifierOptions) {
-    this.keys = new Map(opts.keys.map((k) => [k.name, k]));
+    this.keys = keyMapOf(opts.keys);
   }
 
   /** The serial each zone's secondaries were last told of (metrics). */

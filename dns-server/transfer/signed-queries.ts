@@ -3,15 +3,16 @@
 // section 5.3 wants a signed answer to a signed request. Checks the request,
 // lets the responder answer it without its TSIG, signs the answer; a request
 // that fails the check gets NOTAUTH with the TSIG error (section 5.2).
+import { keyMapOf } from './key-ring.js';
 import { findTsig, sign, timeOther, TSIG_ERROR, verify, type TsigKey } from './tsig.js';
 
 const NOTAUTH = 9;
 
 export function signedQueries(
-  keys: TsigKey[],
+  keys: TsigKey[] | ReadonlyMap<string, TsigKey>,
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): (msg: Buffer, answer: (unsigned: Buffer) => Buffer | undefined) => Buffer | undefined {
-  const byName = new Map(keys.map((k) => [k.name, k]));
+  const byName = keyMapOf(keys);
   return (msg, answer) => {
     const t = now();
     const check = verify(msg, byName, t);

@@ -7,6 +7,7 @@ import type { TransferImage } from './image.js';
 import { differenceOf, Journal } from './journal.js';
 import { AXFR, IXFR, serialOlder, transferRequestOf, type TransferRequest } from './request.js';
 import { axfrRecords, errorMessage, ixfrRecords, messagesOf, soaOnly } from './responses.js';
+import { keyMapOf } from './key-ring.js';
 import { sign, timeOther, TSIG_ERROR, verify, type TsigKey } from './tsig.js';
 
 const FORMERR = 1;
@@ -15,7 +16,8 @@ const NOTAUTH_RCODE = 9;
 const REFUSED = 5;
 
 export interface TransferOptions {
-  keys: TsigKey[];
+  /** A key ring's Map is read as it is at each request (declared keys change at run time). */
+  keys: TsigKey[] | ReadonlyMap<string, TsigKey>;
   /** Transfers streaming at once, over every zone; more are answered SERVFAIL (the secondary retries). */
   maxConcurrent: number;
   /** Octets of differences kept per zone for IXFR; 0: every IXFR gets the whole zone. */
@@ -52,7 +54,7 @@ const REFUSAL_LOG_MS = 1000;
 
 export class TransferServer {
   private readonly zones = new Map<string, ZoneState>();
-  private readonly keys: Map<string, TsigKey>;
+  private readonly keys: ReadonlyMap<string, TsigKey>;
   private active = 0;
   private lastRefusalLog = 0;
   private refusalsUnlogged = 0;
@@ -61,7 +63,7 @@ export class TransferServer {
     private readonly opts: TransferOptions,
     private readonly hooks: TransferHooks,
   ) {
-    this.keys = new Map(opts.keys.map((k) => [k.name, k]));
+    this.keys = keyMapOf(opts.keys);
   }
 
   /** Transfers streaming now. */

@@ -92,3 +92,24 @@ describe('servedZones', () => {
     expect(got.ignored).toEqual([]);
   });
 });
+
+describe('declared transfers (ADR 0216)', () => {
+  const declared = {
+    name: 'Apps.Corp.Internal.',
+    transfer: { secondaries: [{ address: '127.0.0.2', port: 5353 }], tsigSecret: 'capi-dns-tsig-keys' },
+  };
+  it('a zone declared with transfer is offered to its secondaries once its key is read', () => {
+    expect(servedZones([], [declared], defaults).zones[0]!.transfer).toBeUndefined();
+    expect(
+      servedZones([], [declared], defaults, new Map([['apps.corp.internal', 'xfr-key.']])).zones[0]!.transfer,
+    ).toEqual({ secondaries: [{ address: '127.0.0.2', port: 5353 }], keyName: 'xfr-key.' });
+  });
+  it("the flags' transfer of their own zone wins", () => {
+    const flag: ZoneConfig = {
+      ...zoneConfigFor({ name: 'apps.corp.internal' }, defaults),
+      transfer: { secondaries: [{ address: '127.0.0.9', port: 53 }], keyName: 'flag-key.' },
+    };
+    const served = servedZones([flag], [declared], defaults, new Map([['apps.corp.internal', 'xfr-key.']]));
+    expect(served.zones).toEqual([flag]);
+  });
+});

@@ -20,7 +20,11 @@ export interface ZoneDefaults {
   minimum: number;
 }
 
-export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): ZoneConfig {
+/**
+ * @param keyName the name of the zone's TSIG key, once read (sources/tsig-keys.ts): a zone declared
+ *   with transfer is offered to its secondaries only with its key
+ */
+export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults, keyName?: string): ZoneConfig {
   const name = normal(declared.name);
   const soa = declared.soa ?? {};
   const mname = normal(soa.mname ?? defaults.mname ?? `ns1.${name}`);
@@ -35,6 +39,9 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults): Z
       : {}),
     ...(declared.cuts?.length
       ? { cuts: declared.cuts.map((c) => ({ name: normal(c.name), nameServers: c.nameServers.map(normal) })) }
+      : {}),
+    ...(declared.transfer && keyName
+      ? { transfer: { secondaries: declared.transfer.secondaries.map((s) => ({ ...s })), keyName } }
       : {}),
     ttl: soa.ttl ?? defaults.ttl,
     refresh: soa.refresh ?? defaults.refresh,
@@ -54,6 +61,8 @@ export function servedZones(
   flagZones: readonly ZoneConfig[],
   declared: readonly DeclaredZone[],
   defaults: ZoneDefaults,
+  /** The TSIG key name of each zone declared with transfer whose key is read, by zone name (normalized). */
+  keyNames: ReadonlyMap<string, string> = new Map(),
 ): { zones: ZoneConfig[]; ignored: string[] } {
   const overlaps = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
   const zones = [...flagZones];
@@ -61,7 +70,7 @@ export function servedZones(
   // The namespace parts of exposed zones (ADR 0215): zones of their own behind a declared cut.
   const parts = new Set(declared.flatMap((d) => (d.cuts ?? []).map((c) => normal(c.name))));
   for (const d of declared) {
-    const z = zoneConfigFor(d, defaults);
+    const z = zoneConfigFor(d, defaults, keyNames.get(normal(d.name)));
     const flag = zones.findIndex((f) => f.name === z.name && flagZones.includes(f));
     // A DNSZone exposing a zone of the flags gives it its NS set, glue and cuts; the SOA stays the flags'.
     if (flag >= 0 && (d.nameServers?.length || d.glue?.length || d.cuts?.length)) {

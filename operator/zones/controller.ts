@@ -3,12 +3,13 @@
 // only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
 // DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
 // the shard of the empty namespace name reconciles them all.
-import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
+import { CoreV1Api, type KubernetesObject, type V1Service } from '@kubernetes/client-node';
 import type { DNSZone, GatewayDNS } from '../../api/index.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { WatchedResource } from '../manager/runtime/informer.js';
-import { errorText } from '../manager/runtime/log.js';
+import { withTimeout } from '../manager/runtime/equal.js';
+import { errorText, httpStatus } from '../manager/runtime/log.js';
 import { WorkQueue } from '../manager/runtime/workqueue.js';
 import { DNSZONES, GATEWAYDNS } from './kinds.js';
 import { ZoneMetrics } from './metrics.js';
@@ -58,6 +59,8 @@ export class ZoneController implements Runnable {
       firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
       log: mgr.log,
     });
+    const core = mgr.management.makeApiClient(CoreV1Api);
+    const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const reconciler = new ZoneReconciler({
       declarer: this.declarer,
       keys: new ZoneKeyReader({
@@ -66,6 +69,20 @@ export class ZoneController implements Runnable {
         requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
         log: mgr.log,
       }),
+      // By name, when a zone asks for it: no Secret's data is watched (config/rbac/operator).
+      readSecret: async (namespace, name) => {
+        try {
+          const secret = await withTimeout(
+            core.readNamespacedSecret({ namespace, name }),
+            requestTimeoutMs,
+            `secret ${namespace}/${name}`,
+          );
+          return secret.data ?? {};
+        } catch (err) {
+          if (httpStatus(err) === 404) return undefined;
+          throw err;
+        }
+      },
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
       served: () =>
@@ -79,7 +96,7 @@ export class ZoneController implements Runnable {
           })),
       namespaceLabels: (namespace) => mgr.cache.namespaces.get(namespace)?.metadata?.labels,
       flagZones: opts.flagZones,
-      patcher: new DnsZonePatcher(mgr.management, opts.requestTimeoutMs ?? 10_000),
+      patcher: new DnsZonePatcher(mgr.management, requestTimeoutMs),
       metrics: new ZoneMetrics(mgr.metrics.registry),
       log: mgr.log,
     });
@@ -163,7 +180,7 @@ export class ZoneController implements Runnable {
     if (
       (kind === 'ZoneDeclaration' &&
         !this.mgr.writer.isOwnEcho(event.cluster, 'ConfigMap', event.change.type, object)) ||
-      (kind === 'DnssecKeys' &&
+      ((kind === 'DnssecKeys' || kind === 'TsigKeySecret') &&
         !this.mgr.writer.isOwnEcho(event.cluster, 'Secret', event.change.type, object))
     )
       this.enqueueAll();

@@ -4,12 +4,14 @@
 // written through the manager's one writer only where it differs. A cluster
 // without the records namespace runs no dns-server and is skipped. The keys of
 // the signed zones go beside it, in the one Secret capi-dns-dnssec-keys (ADR
-// 0106), written first so that a dns-server finds a key its declaration names.
+// 0106), and the TSIG keys of the zones with transfer in capi-dns-tsig-keys (ADR
+// 0216), both written first so that a dns-server finds a key its declaration names.
 import type { KubernetesObject, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
   DNSSEC_KEYS_SECRET,
   EXPOSED_DNS_SERVICE,
+  TSIG_KEYS_SECRET,
   ZONES_CONFIGMAP,
   ZONES_CONFIGMAP_KEY,
   ZONES_CONFIGMAP_LABEL,
@@ -21,7 +23,7 @@ import { NAMESPACES } from '../manager/clusters/kinds.js';
 import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
-import { DNSSEC_KEY_SECRETS, EXPOSED_DNS_SERVERS, ZONE_DECLARATIONS } from './kinds.js';
+import { DNSSEC_KEY_SECRETS, EXPOSED_DNS_SERVERS, TSIG_KEY_SECRETS, ZONE_DECLARATIONS } from './kinds.js';
 import type { ExposedServer } from './nameservers.js';
 
 export interface DeclarerOptions {
@@ -54,10 +56,13 @@ export class ZoneDeclarer {
   /**
    * @param zonesFor the zones the clusters of a management namespace are told (the zones in force,
    *   and the namespace parts delegated to it, ADR 0215)
+   * @param tsigKeys the TSIG key of each zone with transfer, by zone name (ADR 0216); a zone with
+   *   transfer but no key here keeps the key its cluster has
    */
   async declare(
     zonesFor: (namespace: string) => readonly DeclaredZone[],
     keys: DeclaredKeys = new Map(),
+    tsigKeys: ReadonlyMap<string, string> = new Map(),
   ): Promise<Declarations> {
     const out: Declarations = new Map();
     await Promise.all(
@@ -68,6 +73,7 @@ export class ZoneDeclarer {
           const remote = await this.ready(namespace, name, keys.size > 0);
           if (remote === 'skipped') return;
           await this.syncKeys(remote, zones, keys);
+          await this.syncTsigKeys(remote, zones, tsigKeys);
           await this.sync(remote, zones.length ? zoneDeclarationText(zones) : undefined);
           out.set(key, { declared: zones.map((z) => z.name) });
           this.failing.delete(key);
@@ -201,6 +207,58 @@ export class ZoneDeclarer {
       this.opts.log.info('DNSSEC keys written', { cluster: remote.key, zones: Object.keys(data).length });
   }
 
+  /**
+   * The TSIG keys of the zones declared with transfer, one data key per zone, in the one Secret the
+   * dns-server's Role names (capi-dns-tsig-keys); none declared: no Secret.
+   */
+  private async syncTsigKeys(
+    remote: RemoteCluster,
+    zones: readonly DeclaredZone[],
+    tsigKeys: ReadonlyMap<string, string>,
+  ): Promise<void> {
+    const ns = this.opts.recordsNamespace;
+    const existing = remote.informer(TSIG_KEY_SECRETS, ns).get(TSIG_KEYS_SECRET, ns);
+    const data: Record<string, string> = {};
+    for (const z of zones) {
+      if (!z.transfer) continue;
+      const key = tsigKeys.get(z.name);
+      const kept = existing?.data?.[z.name];
+      if (key !== undefined) data[z.name] = Buffer.from(key).toString('base64');
+      else if (kept !== undefined) data[z.name] = kept;
+    }
+    if (!Object.keys(data).length) {
+      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
+      const deleted = await this.opts.writer.delete(remote, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace: ns,
+        name: TSIG_KEYS_SECRET,
+        uid: existing.metadata?.uid,
+      });
+      if (deleted) this.opts.log.info('TSIG keys removed', { cluster: remote.key });
+      return;
+    }
+    const contentOf = (s: V1Secret) =>
+      JSON.stringify(Object.entries(s.data ?? {}).sort(([a], [b]) => a.localeCompare(b)));
+    const object: V1Secret & KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'Opaque',
+      metadata: {
+        name: TSIG_KEYS_SECRET,
+        namespace: ns,
+        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
+      },
+      data,
+    };
+    const { changed } = await this.opts.writer.ensure(remote, existing, {
+      object,
+      content: contentOf(object),
+      contentOf,
+    });
+    if (changed) this.opts.log.info('TSIG keys written', { cluster: remote.key, zones: Object.keys(data) });
+  }
+
   /** The cluster's client with the watches synced; skipped without a records namespace; throws when unreachable. */
   private async ready(
     namespace: string,
@@ -216,7 +274,10 @@ export class ZoneDeclarer {
     if (why) throw new Error(why);
     if (!namespaces.get(this.opts.recordsNamespace)) return 'skipped';
     const declarations = remote.informer(ZONE_DECLARATIONS, this.opts.recordsNamespace);
-    const secrets = signed ? [remote.informer(DNSSEC_KEY_SECRETS, this.opts.recordsNamespace)] : [];
+    const secrets = [
+      remote.informer(TSIG_KEY_SECRETS, this.opts.recordsNamespace),
+      ...(signed ? [remote.informer(DNSSEC_KEY_SECRETS, this.opts.recordsNamespace)] : []),
+    ];
     const declarationsWhy = await remote.synced([declarations, ...secrets], this.opts.firstSyncTimeoutMs);
     if (declarationsWhy) throw new Error(declarationsWhy);
     return remote;

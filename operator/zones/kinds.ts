@@ -3,25 +3,20 @@
 // name. Declared here as the GatewayDNS controller declares its own: the
 // manager's cache shares one informer per watch. In each workload cluster: the
 // ConfigMap that tells its dns-server which zones to serve.
-import type {
-  KubernetesListObject,
-  KubernetesObject,
-  V1ConfigMap,
-  V1Secret,
-  V1Service,
-} from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   DNSSEC_KEYS_SECRET,
   DNSZONE_PLURAL,
   EXPOSED_DNS_SERVICE,
   GATEWAYDNS_PLURAL,
   GROUP,
+  TSIG_KEYS_SECRET,
   VERSION,
   ZONES_CONFIGMAP,
   type DNSZone,
   type GatewayDNS,
 } from '../../api/index.js';
-import { configMapsType, servicesType } from '../manager/clusters/kinds.js';
+import { configMapsType, secretsType, servicesType } from '../manager/clusters/kinds.js';
 import { customResourceType, type ResourceType } from '../manager/clusters/resource.js';
 
 export const DNSZONES = customResourceType<DNSZone & KubernetesObject>({
@@ -61,14 +56,13 @@ export const EXPOSED_DNS_SERVERS: ResourceType<V1Service & KubernetesObject> = s
  * In each workload cluster's records namespace: the one Secret holding the signing keys of the
  * signed zones its dns-server is told (ADR 0106). Watched only while some zone is signed.
  */
-export const DNSSEC_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = {
-  kind: 'DnssecKeys',
-  fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}`,
-  path: (namespace) => `/api/v1${namespace ? `/namespaces/${namespace}` : ''}/secrets`,
-  list: (api, namespace) =>
-    (namespace
-      ? api.core.listNamespacedSecret({ namespace, fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}` })
-      : api.core.listSecretForAllNamespaces({
-          fieldSelector: `metadata.name=${DNSSEC_KEYS_SECRET}`,
-        })) as Promise<KubernetesListObject<V1Secret & KubernetesObject>>,
-};
+export const DNSSEC_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = secretsType(
+  'DnssecKeys',
+  `metadata.name=${DNSSEC_KEYS_SECRET}`,
+);
+
+/** In each workload cluster's records namespace: the TSIG keys of the zones declared with transfer (ADR 0216). */
+export const TSIG_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = secretsType(
+  'TsigKeySecret',
+  `metadata.name=${TSIG_KEYS_SECRET}`,
+);

@@ -21,6 +21,7 @@ import type { DnsZonePatcher } from './patcher.js';
 import type { DeclaredKeys, ZoneDeclarer } from './declare.js';
 import type { ZoneKeyRead, ZoneKeyReader } from './keys.js';
 import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
+import { checkTransfer, type SecretData, type TransferVerdict } from './transfer.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
 import {
   clustersServing,
@@ -46,6 +47,8 @@ export interface ZoneReconcilerOptions {
   keys: ZoneKeyReader;
   /** How soon a refused key is read again. */
   keyRetryMs?: number;
+  /** A Secret's data on the management cluster (spec.transfer.tsigSecretRef); undefined when it does not exist. */
+  readSecret: (namespace: string, name: string) => Promise<SecretData>;
   metrics: ZoneMetrics;
   log: Logger;
   /**
@@ -88,7 +91,16 @@ export class ZoneReconciler {
     if (!zone.metadata.finalizers?.includes(DNSZONE_FINALIZER))
       await this.opts.patcher.patchFinalizers(zone, [...(zone.metadata.finalizers ?? []), DNSZONE_FINALIZER]);
     // The spec first (pure): what it puts in force is what the dns-servers are told.
-    const inForce = this.statusOf(zone);
+    const transfer = zone.spec.transfer
+      ? checkTransfer(
+          zone.spec.transfer,
+          await this.opts.readSecret(
+            zone.spec.transfer.tsigSecretRef.namespace,
+            zone.spec.transfer.tsigSecretRef.name,
+          ),
+        )
+      : undefined;
+    const inForce = this.statusOf(zone, undefined, undefined, undefined, transfer);
     const withThis = this.opts
       .listZones()
       .map((z) => (z.metadata.name === zone.metadata.name ? { ...z, status: inForce } : z));
@@ -98,6 +110,7 @@ export class ZoneReconciler {
     const declarations = await this.opts.declarer.declare(
       (namespace) => declaredZonesFor(namespace, withThis, declared, nameserversOf),
       signing.keys,
+      await this.tsigKeys(withThis, zone, transfer),
     );
     const key = zone.spec.dnssec?.enabled
       ? (signing.read.get(inForce.enforced?.zone ?? '') ??
@@ -113,6 +126,7 @@ export class ZoneReconciler {
       clustersServing(inForce.enforced?.zone, declarations),
       inForce.enforced?.expose ? nameserversOf(inForce.enforced) : undefined,
       key,
+      transfer,
     );
     const ready = status.conditions?.find((c) => c.type === ZONE_CONDITIONS.Ready);
     if (
@@ -133,8 +147,13 @@ export class ZoneReconciler {
       });
     else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
-    // Management Secrets are not watched: a refused key is read again until it is fixed.
-    if (key && 'reason' in key) return { requeueAfterMs: this.opts.keyRetryMs ?? 30_000 };
+    // Management Secrets are not watched: a refused DNSSEC key is read again until it is fixed, and
+    // the TSIG Secret is looked at again (sooner while it is refused).
+    const retries = [
+      ...(key && 'reason' in key ? [this.opts.keyRetryMs ?? 30_000] : []),
+      ...(transfer ? [transfer.ok ? 15_000 : 5_000] : []),
+    ];
+    if (retries.length) return { requeueAfterMs: Math.min(...retries) };
   }
 
   /**
@@ -165,6 +184,7 @@ export class ZoneReconciler {
     const declarations = await this.opts.declarer.declare(
       (namespace) => declaredZonesFor(namespace, remaining, declared, nameserversOf),
       signing.keys,
+      await this.tsigKeys(remaining),
     );
     const failing = [...declarations].flatMap(([cluster, d]) =>
       'error' in d ? [`${cluster} (${d.error})`] : [],
@@ -186,6 +206,7 @@ export class ZoneReconciler {
     clusters?: DNSZoneStatus['clusters'],
     nameservers?: ZoneNameservers,
     key?: ZoneKeyRead,
+    transfer?: TransferVerdict,
   ): DNSZoneStatus {
     return zoneStatus({
       zone,
@@ -195,6 +216,7 @@ export class ZoneReconciler {
       clusters,
       ...(nameservers ? { nameservers } : {}),
       ...(key ? { key } : {}),
+      ...(transfer ? { transfer } : {}),
       now: new Date(),
     });
   }
@@ -240,6 +262,39 @@ export class ZoneReconciler {
     if (!zones.some((z) => z.status?.enforced?.expose)) return () => undefined;
     const exposed = await this.opts.declarer.exposedServers();
     return (enforced) => zoneNameservers(enforced, exposed, this.opts.namespaceLabels);
+  }
+
+  /**
+   * The TSIG key (as tsig-keygen writes it) of each zone with a transfer in force, by zone name:
+   * this zone's from its check this pass, the others' read again from their Secrets. A key that
+   * cannot be read now is left out: the declarer keeps the one the workload clusters have.
+   */
+  private async tsigKeys(
+    zones: readonly DNSZone[],
+    current?: DNSZone,
+    verdict?: TransferVerdict,
+  ): Promise<Map<string, string>> {
+    const keys = new Map<string, string>();
+    for (const z of zones) {
+      const enforced = z.status?.enforced;
+      if (!enforced?.transfer || z.metadata.deletionTimestamp || keys.has(enforced.zone)) continue;
+      if (z.metadata.name === current?.metadata.name) {
+        if (verdict?.ok) keys.set(enforced.zone, verdict.keyText);
+        continue;
+      }
+      const { namespace, name } = enforced.transfer.tsigSecretRef;
+      try {
+        const checked = checkTransfer(enforced.transfer, await this.opts.readSecret(namespace, name));
+        if (checked.ok) keys.set(enforced.zone, checked.keyText);
+      } catch (err) {
+        this.opts.log.warn('TSIG Secret not read; the workload clusters keep the key they have', {
+          dnszone: z.metadata.name,
+          secret: `${namespace}/${name}`,
+          error: (err as Error).message,
+        });
+      }
+    }
+    return keys;
   }
 
   /**

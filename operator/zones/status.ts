@@ -3,7 +3,14 @@
 // force (status.enforced), its conditions, which namespaces hold which of its
 // names, and in Audit what Enforce would withdraw. Bad input leaves the
 // delegations in force as they were: nothing served changes (ADR 0213).
-import type { Condition, DeclaredZone, DNSZone, DNSZoneStatus, EnforcedZone } from '../../api/index.js';
+import {
+  TSIG_KEYS_SECRET,
+  type Condition,
+  type DeclaredZone,
+  type DNSZone,
+  type DNSZoneStatus,
+  type EnforcedZone,
+} from '../../api/index.js';
 import {
   removeCondition,
   setCondition,
@@ -22,6 +29,7 @@ import {
 import { namedFirst } from '../manager/runtime/summary.js';
 import type { ZoneNameservers } from './nameservers.js';
 import type { ZoneKeyRead } from './keys.js';
+import { transferCondition, transferInForce, type TransferVerdict } from './transfer.js';
 
 /** A GatewayDNS as the zone reads it: its namespace and the custom names it serves. */
 export interface ServedNames {
@@ -42,6 +50,8 @@ export interface ZoneStatusInput {
   nameservers?: ZoneNameservers;
   /** With spec.dnssec.enabled: its key as read this pass (unset: not read, status.ds stays). */
   key?: ZoneKeyRead;
+  /** spec.transfer checked with its Secret this pass (transfer.ts); undefined: as it was. */
+  transfer?: TransferVerdict;
   now: Date;
 }
 
@@ -82,7 +92,9 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
           message: `DNSZone ${duplicate} declares the zone ${normalizeName(zone.spec.zone)} and is older: it governs, this one does not`,
         }
       : undefined;
-  const enforced: EnforcedZone | undefined = refusal ? previous?.enforced : check.enforced;
+  const enforced: EnforcedZone | undefined = refusal
+    ? previous?.enforced
+    : withTransfer(check.enforced, input);
   // What the other zones take: a child zone's names are its own (the more specific zone governs).
   const inside = enforced ? childZones(zone, enforced, input.zones) : [];
   const shadowed = (enforced?.delegations ?? []).flatMap((d) =>
@@ -145,6 +157,7 @@ export function zoneStatus(input: ZoneStatusInput): DNSZoneStatus {
   const ds = !signing ? [] : input.key && 'info' in input.key ? [input.key.info.ds] : (previous?.ds ?? []);
   const parentRecords =
     input.nameservers?.parentRecords ?? (enforced?.expose ? (previous?.parentRecords ?? []) : []);
+  conditions = transferCondition(conditions, zone.spec.transfer, input.transfer, generation, now);
   return {
     observedGeneration: generation,
     conditions,
@@ -195,6 +208,12 @@ function signedCondition(
     },
     now,
   );
+}
+
+/** The spec's delegations in force, with the transfer in force (ADR 0216). */
+function withTransfer(enforced: EnforcedZone | undefined, input: ZoneStatusInput): EnforcedZone | undefined {
+  const transfer = transferInForce(input.zone.spec.transfer, input.transfer, input.zone.status?.enforced);
+  return enforced && transfer ? { ...enforced, transfer } : enforced;
 }
 
 /** The names this DNSZone governs that some GatewayDNS serves, by namespace. */
@@ -282,6 +301,17 @@ export function declaredZones(
       ...(exposed?.glue.length ? { glue: exposed.glue } : {}),
       ...(exposed?.cuts.length ? { cuts: exposed.cuts } : {}),
       ...(dnssecOf(enforced.zone) ? { dnssec: dnssecOf(enforced.zone) } : {}),
+      ...(enforced.transfer
+        ? {
+            transfer: {
+              secondaries: enforced.transfer.secondaries.map((s) => ({
+                address: s.address,
+                port: s.port ?? 53,
+              })),
+              tsigSecret: TSIG_KEYS_SECRET,
+            },
+          }
+        : {}),
     });
   }
   return out;

@@ -148,6 +148,14 @@ rules:
       - secrets
     verbs:
       - get
+  - apiGroups:
+      - ""
+    resourceNames:
+      - capi-dns-tsig-keys
+    resources:
+      - secrets
+    verbs:
+      - get
 {{- end }}
 ---
 {{- if $.root.Values.dnsServer.rbac.create }}

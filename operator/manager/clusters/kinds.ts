@@ -9,6 +9,7 @@ import type {
   V1EndpointSlice,
   V1Namespace,
   V1Node,
+  V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
 import { SERVICE_NAME_LABEL } from '../../../api/index.js';
@@ -98,6 +99,18 @@ export function configMapsType(
       namespace
         ? api.core.listNamespacedConfigMap({ namespace, ...s })
         : api.core.listConfigMapForAllNamespaces(s),
+  );
+}
+
+/** Secrets a field selector picks by name (one object the operator writes, never a namespace's worth). */
+export function secretsType(kind: string, fieldSelector: string): ResourceType<V1Secret & KubernetesObject> {
+  return coreType<V1Secret & KubernetesObject>(
+    kind,
+    '/api/v1',
+    'secrets',
+    { fieldSelector },
+    (api, namespace, s) =>
+      namespace ? api.core.listNamespacedSecret({ namespace, ...s }) : api.core.listSecretForAllNamespaces(s),
   );
 }
 
