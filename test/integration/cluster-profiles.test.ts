@@ -129,12 +129,18 @@ describe("ClusterProfiles produced from Cluster API Clusters, read by the module
     for (const cluster of CLUSTERS) {
       const p = await eventually(async () => {
         const got = await readProfile(cluster);
-        if (condition(got, 'Joined')?.status !== 'True' || !got?.status?.version?.kubernetes)
+        // ControlPlaneHealthy follows Cluster API's RemoteConnectionProbe, which can be False for a
+        // probe or two while a freshly started workload API server is slow: waited for, as Joined.
+        if (
+          condition(got, 'Joined')?.status !== 'True' ||
+          condition(got, 'ControlPlaneHealthy')?.status !== 'True' ||
+          !got?.status?.version?.kubernetes
+        )
           throw new Error(
-            `ClusterProfile ${NS}/${cluster} not Joined with a version yet: ${JSON.stringify(got?.status)}`,
+            `ClusterProfile ${NS}/${cluster} not Joined and healthy with a version yet: ${JSON.stringify(got?.status)}`,
           );
         return got;
-      }, 20_000);
+      }, 45_000);
       const owner = (await management
         .makeApiClient(CustomObjectsApi)
         .getNamespacedCustomObject({ ...CLUSTER_API, namespace: NS, name: cluster })) as {
