@@ -41,4 +41,4 @@ COPY --from=build /src/dns-server/serve/native/build/Release/udp_batch.node ./di
 # It cannot bind port 53: it listens on 5353, and its Service maps 53 to it.
 USER 65532:65532
 EXPOSE 5353/udp 5353/tcp 8080/tcp
-ENTRYPOINT ["node", "--max-semi-space-size=16", "dist/dns-server/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "--expose-gc", "dist/dns-server/main.js"]

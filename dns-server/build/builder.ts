@@ -9,6 +9,7 @@ import type { Logger } from '../../runtime/log.js';
 import type { BuildReply, BuildRequest } from './messages.js';
 import type { ParseCache } from '../zone/compile.js';
 import type { SignatureCache } from '../dnssec/rrsig.js';
+import type { ParsedDocuments } from '../sources/records-file.js';
 
 export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 
@@ -16,13 +17,16 @@ export type Builder = (req: BuildRequest) => Promise<BuildReply>;
 export function inProcessBuilder(): Builder {
   let cache: ParseCache | undefined;
   let signatures: SignatureCache | undefined;
+  let documents: ParsedDocuments | undefined;
   return async (req) => {
     const { runBuild } = await import('./run.js');
     const { ParseCache } = await import('../zone/compile.js');
     const { SignatureCache } = await import('../dnssec/rrsig.js');
+    const { ParsedDocuments } = await import('../sources/records-file.js');
     cache ??= new ParseCache();
     signatures ??= new SignatureCache();
-    return runBuild(req, cache, signatures);
+    documents ??= new ParsedDocuments();
+    return runBuild(req, cache, signatures, documents);
   };
 }
 
@@ -30,12 +34,13 @@ export function inProcessBuilder(): Builder {
  * Builds in one worker thread, kept while builds keep coming and ended after `idleMs` without
  * one, because a fresh thread per build costs 300–600 ms for 1,000 records on a busy 2-core
  * machine, against 30–60 ms in a warm one: V8 compiles the build code again in every new thread,
- * and the warm one also keeps the parsed record sets (../zone/compile.ts ParseCache). Ending
- * it when idle still returns its heap to the system between bursts; `idleMs` 0 ends it after
- * every build, and so does a heap above MAX_WARM_HEAP_BYTES (zones of more than about 5,000
- * records): memory first, as ADR 0101 decided for large zones.
+ * and the warm one also keeps the parsed record sets (../zone/compile.ts ParseCache) and a records
+ * file's parsed documents. Ending it when idle still returns its heap to the system between
+ * bursts; `idleMs` 0 ends it after every build, and so does a live heap above MAX_WARM_HEAP_BYTES
+ * after the build (worker.ts collects the build's garbage first; a zone of 20,000 records leaves
+ * about 25 MB live): memory first, as ADR 0101 decided for the largest zones (ADR 0103).
  */
-/** Largest heap a build thread may hold while it waits for the next build (see WorkerBuilder). */
+/** Largest live heap a build thread may hold while it waits for the next build (see WorkerBuilder). */
 export const MAX_WARM_HEAP_BYTES = 64 * 2 ** 20;
 
 /**

@@ -3,7 +3,7 @@
 // worker thread (worker.ts), so that neither the parsed YAML nor the
 // zones' records ever live on the thread that answers queries; tests call it
 // in process.
-import { parseRecordsFile } from '../sources/records-file.js';
+import { ParsedDocuments, parseRecordsFile } from '../sources/records-file.js';
 import type { Logger } from '../../runtime/log.js';
 import { encodeServed, type ZoneSigning } from '../wire/served.js';
 import { transferImageOf } from '../transfer/image.js';
@@ -23,23 +23,26 @@ export const RESIGN_PERIOD_SECONDS = 86400;
 /**
  * @param cache kept by the caller between builds (see ParseCache)
  * @param signatures kept likewise: a build signs again only RRsets that changed or come due
+ * @param documents kept likewise: a records file's documents that did not change are not parsed again
  */
 export function runBuild(
   req: BuildRequest,
   cache: ParseCache = new ParseCache(),
   signatures: SignatureCache = new SignatureCache(),
+  documents: ParsedDocuments = new ParsedDocuments(),
 ): BuildReply {
   const logs: LogEntry[] = [];
   const log = collectingLogger(logs);
   const broken: BuildReply['broken'] = [];
   const input: SourcedRecordSet[] = [];
+  documents.begin();
   for (const i of req.inputs) {
     if (i.yaml === undefined) {
       for (const s of i.sets ?? []) input.push(s);
       continue;
     }
     try {
-      const sets = parseRecordsFile(i.yaml, i.source, log);
+      const sets = parseRecordsFile(i.yaml, i.source, log, documents);
       for (const s of sets) input.push(s);
       if (i.fresh) log.info('records file loaded', { source: i.source, recordSets: sets.length });
     } catch (err) {

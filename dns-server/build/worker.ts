@@ -6,15 +6,29 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { runBuild } from './run.js';
+import { MAX_WARM_HEAP_BYTES } from './builder.js';
 import type { BuildRequest } from './messages.js';
 import { transferList } from '../wire/served.js';
 import { ParseCache } from '../zone/compile.js';
 import { SignatureCache } from '../dnssec/rrsig.js';
+import { ParsedDocuments } from '../sources/records-file.js';
 
 const cache = new ParseCache();
 const signatures = new SignatureCache();
+const documents = new ParsedDocuments();
+/**
+ * Given by the image's --expose-gc (scripts/images/dns-server-node-flags.ts): a build's heap is
+ * mostly garbage, which V8 may keep uncollected for a while; the main thread decides on what is live.
+ */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 parentPort!.on('message', (req: BuildRequest) => {
-  const reply = runBuild(req, cache, signatures);
-  reply.workerHeapBytes = getHeapStatistics().total_heap_size;
+  const reply = runBuild(req, cache, signatures, documents);
+  let heap = getHeapStatistics().total_heap_size;
+  if (heap > MAX_WARM_HEAP_BYTES && collectGarbage) {
+    collectGarbage();
+    heap = getHeapStatistics().used_heap_size;
+  }
+  reply.workerHeapBytes = heap;
   parentPort!.postMessage(reply, reply.served ? transferList(reply.served) : []);
 });

@@ -6,27 +6,60 @@ import type { Logger } from '../../runtime/log.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
 
 /**
+ * The documents of the last build's records files, parsed, by their text: a build parses only the
+ * documents that changed since (with 20,000 records, YAML parsing was three quarters of a build).
+ * Documents no build sees again are let go at the next `begin`.
+ */
+export class ParsedDocuments {
+  private last = new Map<string, unknown>();
+  private next = new Map<string, unknown>();
+
+  /** Before each build: what the build before it parsed is what this one may reuse. */
+  begin(): void {
+    if (this.next.size > 0) this.last = this.next;
+    this.next = new Map();
+  }
+
+  /** The document's value; throws on YAML errors. */
+  parse(docText: string): unknown {
+    const value = this.next.has(docText)
+      ? this.next.get(docText)
+      : this.last.has(docText)
+        ? this.last.get(docText)
+        : (parse(docText) ?? null);
+    this.next.set(docText, value);
+    return value;
+  }
+}
+
+/**
  * Every DNSRecordSet document of the file; throws on YAML errors, skips (and logs) documents of
  * other kinds. Documents are parsed one at a time: a whole-stream parse of a file with 100,000
- * records holds every document's syntax tree at once, hundreds of megabytes at the peak.
+ * records holds every document's syntax tree at once, hundreds of megabytes at the peak. Each set's
+ * version is its document's text, so that the build's ParseCache validates only changed documents.
  */
-export function parseRecordsFile(text: string, source: string, log: Logger): SourcedRecordSet[] {
+export function parseRecordsFile(
+  text: string,
+  source: string,
+  log: Logger,
+  documents: ParsedDocuments = new ParsedDocuments(),
+): SourcedRecordSet[] {
   const out: SourcedRecordSet[] = [];
   splitDocuments(text).forEach((docText, i) => {
     let value: unknown;
     try {
-      value = parse(docText);
+      value = documents.parse(docText);
     } catch (err) {
       throw new Error(`document ${i + 1}: ${(err as Error).message}`);
     }
-    if (value === null || value === undefined) return; // empty document (a trailing "---")
+    if (value === null) return; // empty document (a trailing "---")
     const obj = value as Partial<DNSRecordSet>;
     if (typeof value !== 'object' || obj.kind !== DNSRECORDSET_KIND) {
       log.warn('records file: document is not a DNSRecordSet; skipped', { source, document: i + 1 });
       return;
     }
     const name = obj.metadata?.name ?? `document-${i + 1}`;
-    out.push({ source: `${source}#${name}`, set: obj as DNSRecordSet });
+    out.push({ source: `${source}#${name}`, set: obj as DNSRecordSet, version: docText });
   });
   return out;
 }

@@ -11,4 +11,10 @@
 // 16 MB semi-spaces collect the same garbage in smaller scavenges: 180-181 MB
 // (bench/README.md, "Traffic policy"). The answering path allocates little
 // (answers are encoded when the records change), so its rate is unchanged.
-export const DNS_SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+//
+// --expose-gc: the build thread collects its garbage once after a build whose heap
+// has grown past what a kept thread may hold, and is kept if what is live fits
+// (dns-server/build/worker.ts): a 20,000-record build leaves about 85 MB of heap
+// of which about 20 MB is live, and a thread started again for every change made
+// each rebuild 1.3-2.3 s instead of about 0.3 s. Nothing else calls gc().
+export const DNS_SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--expose-gc'];
