@@ -116,7 +116,13 @@ describe('setCondition', () => {
 
 describe('setConditionWhile', () => {
   const t1 = new Date('2024-01-01T00:00:00Z');
-  const ready = { type: 'Ready', status: 'True' as const, reason: 'Ready', message: 'in force' };
+  const ready = {
+    type: 'Ready',
+    status: 'True' as const,
+    reason: 'Ready',
+    message: 'in force',
+    lastTransitionTime: t1.toISOString(),
+  };
   const signed = { status: 'False' as const, reason: 'KeyNotFound', message: 'no Secret' };
   it('sets the condition while asked for, leaves it when not computed, removes it when not asked for', () => {
     const set = setConditionWhile([ready], true, 'Signed', signed, t1);
