@@ -122,21 +122,25 @@ async function main(argv: string[]): Promise<void> {
   // Zones declared once on the management cluster (DNSZone; ADR 0213), served beside the flags'.
   if (kc && config.kubernetes) {
     const { ZoneDeclarationSource } = await import('./sources/zones.js');
-    const { ZoneKeySource } = await import('./sources/zone-keys.js');
+    const { zoneKeySource } = await import('./sources/zone-keys.js');
     const keys = mgr.add(
-      new ZoneKeySource({
+      zoneKeySource({
         kubeConfig: kc,
         namespace: config.kubernetes.namespace,
         resyncMs: config.kubernetes.resyncMs,
-        onKeys: (k) => store.setKeys('declared', k),
+        onKeys: (byZone) =>
+          store.setKeys(
+            'declared',
+            [...byZone].map(([zone, pem]) => ({ zone, pem })),
+          ),
         onError: () => void metrics.reloadErrors++,
         log,
       }),
     );
     // The TSIG keys of the zones declared with transfer (ADR 0216): every process's ring, then the zones.
-    const { TsigKeySource } = await import('./sources/tsig-keys.js');
+    const { tsigKeySource } = await import('./sources/tsig-keys.js');
     const tsigKeys = mgr.add(
-      new TsigKeySource({
+      tsigKeySource({
         kubeConfig: kc,
         namespace: config.kubernetes.namespace,
         resyncMs: config.kubernetes.resyncMs,

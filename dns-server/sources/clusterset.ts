@@ -15,7 +15,7 @@ import { MCS_GROUP, MCS_SERVICE_NAME_LABEL, MCS_VERSION, SERVICEIMPORT_PLURAL } 
 import { httpStatus } from '../../runtime/kube-errors.js';
 import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
 import { clustersetRecordSets, type McsSliceLike, type ServiceImportLike } from './clusterset-records.js';
-import { freshInformerPolicy, type WatchSourceOptions } from './watch.js';
+import { freshInformerPolicy, watchErrorText, type WatchSourceOptions } from './watch.js';
 
 export interface ClustersetSourceOptions extends WatchSourceOptions {
   /** The clusterset zone, e.g. clusterset.local. */
@@ -89,7 +89,7 @@ export class ClustersetSource {
           return;
         }
         this.opts.onError(this.name);
-        const error = err instanceof Error ? err.message : String(err);
+        const error = watchErrorText(err);
         // A watch that keeps failing the same way is logged once, not at every retry.
         if (error !== this.lastError)
           opts.log.warn(`${what} watch failed; serving the last records, retrying`, {

@@ -6,7 +6,7 @@ import { CustomObjectsApi, type KubernetesListObject, type KubernetesObject } fr
 import { DNSRECORDSET_PLURAL, GROUP, VERSION, type DNSRecordSet } from '../../api/index.js';
 import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
 import type { SourcedRecordSet } from '../zone/compile.js';
-import { freshInformerPolicy, type WatchSourceOptions } from './watch.js';
+import { freshInformerPolicy, reportWatchFailure, type WatchSourceOptions } from './watch.js';
 
 export interface KubernetesSourceOptions extends WatchSourceOptions {
   namespace: string;
@@ -42,14 +42,9 @@ export class KubernetesSource {
       });
       this.deliver();
     });
-    this.informer.onFailure((err, retryInMs) => {
-      this.opts.onError(this.name);
-      log.warn('DNSRecordSet watch failed; serving the last records, retrying', {
-        source: this.name,
-        error: describe(err),
-        retryInMs,
-      });
-    });
+    this.informer.onFailure(
+      reportWatchFailure(opts, this.name, 'DNSRecordSet watch failed; serving the last records, retrying'),
+    );
   }
 
   start(): void {
@@ -89,10 +84,4 @@ export function buildInput(obj: DNSRecordSet): DNSRecordSet {
     metadata: { name, namespace, uid, resourceVersion },
     spec: obj.spec,
   };
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (typeof err === 'object' && err !== null) return JSON.stringify(err);
-  return String(err);
 }

@@ -23,7 +23,7 @@ import type { Logger } from '../../runtime/log.js';
 import { listWatch, RestartingInformer } from '../../runtime/restarting-informer.js';
 import type { ZoneConfig } from '../zone/compile.js';
 import { servedZones, type ZoneDefaults } from '../zone/declared.js';
-import { freshInformerPolicy } from './watch.js';
+import { freshInformerPolicy, reportWatchFailure } from './watch.js';
 
 export interface ZoneDeclarationSourceOptions {
   kubeConfig: KubeConfig;
@@ -67,18 +67,17 @@ export class ZoneDeclarationSource {
               KubernetesListObject<V1ConfigMap & KubernetesObject>
             >,
         }),
-      ...freshInformerPolicy({ ...opts, onRecords: () => undefined }),
+      ...freshInformerPolicy(opts),
     });
     this.informer.onChange(() => this.deliver());
     this.informer.onSynced(() => this.deliver());
-    this.informer.onFailure((err, retryInMs) => {
-      opts.onError(this.name);
-      opts.log.warn('zone declaration watch failed; serving the zones as they are, retrying', {
-        source: this.name,
-        error: err instanceof Error ? err.message : String(err),
-        retryInMs,
-      });
-    });
+    this.informer.onFailure(
+      reportWatchFailure(
+        opts,
+        this.name,
+        'zone declaration watch failed; serving the zones as they are, retrying',
+      ),
+    );
   }
 
   start(): void {

@@ -6,11 +6,11 @@
 // as it comes. No per-answer JS objects survive a build: 100,000 records cost
 // a few megabytes of arena, not a heap of Buffers.
 import { T } from '../zone/rr.js';
-import { drawTable } from '../zone/policy.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { buildNameTable, type NameTableData } from './name-table.js';
 import { encodeTemplate, type Template } from './template.js';
 import { fittingTemplate } from './fitting.js';
+import { encodeDraw } from './draw.js';
 import { imageBuffers, type TransferImage } from '../transfer/image.js';
 import { encodeSignedZone, type SignedZoneData } from './signed.js';
 import { SignedZone } from '../dnssec/signed-zone.js';
@@ -33,12 +33,8 @@ SLOT_TYPES.forEach((type, slot) => (SLOTS[type] = slot));
  */
 export const TEMPLATE_HEADER = 10;
 
-/**
- * A slot at or above this is no arena offset but DRAW + the index of a draw group in
- * ServedData.draws: the group's length, then that many arena offsets, one of which a query takes
- * at random (a traffic policy's weighted variants, ADR 0209).
- */
-export const DRAW = 0x80000000;
+/** A slot at or above DRAW is a draw group's (draw.ts): a traffic policy's weighted variants, ADR 0209. */
+export { DRAW } from './draw.js';
 
 export interface ServedZoneData {
   name: string;
@@ -224,7 +220,15 @@ function encodeNode(
   const anyShares = node.rrsets.size === 1 && !chases;
   SLOT_TYPES.forEach((type, slot) => {
     const variants = type !== T.ANY && !chases ? node.rrsets.get(type)?.variants : undefined;
-    if (variants) slots[at + slot] = encodeDraw(zone, node, type, variants, mode, arena, draws);
+    if (variants)
+      slots[at + slot] = encodeDraw(
+        node,
+        type,
+        variants,
+        (one) => fitting(zone, one, type, mode),
+        (t) => arena.add(t),
+        draws,
+      );
     else if (type === T.ANY && anyShares)
       slots[at + slot] = slots[at + SLOTS[node.rrsets.keys().next().value!]!]!;
     else if (type === T.ANY || chases || node.rrsets.has(type))
@@ -232,33 +236,3 @@ function encodeNode(
     else slots[at + slot] = nodata;
   });
 }
-
-/**
- * A weighted answer: one template per variant, and a draw group whose entries repeat each
- * variant's offset in proportion to its weight, so that a query's draw is one random index.
- * ANY at the name answers the union (`data`), as RFC 8482 lets it answer any subset.
- */
-function encodeDraw(
-  zone: Zone,
-  node: ZoneNode,
-  type: number,
-  variants: { data: RRsetData; weight: number }[],
-  mode: 'no' | 'wildcard',
-  arena: Arena,
-  draws: number[],
-): number {
-  const rrset = node.rrsets.get(type)!;
-  const offsets = variants.map((v) => {
-    const one: ZoneNode = {
-      ...node,
-      rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]),
-    };
-    return arena.add(fitting(zone, one, type, mode));
-  });
-  const table = drawTable(variants.map((v) => v.weight));
-  const group = draws.length;
-  draws.push(table.length);
-  for (const i of table) draws.push(offsets[i]!);
-  return DRAW + group;
-}
-type RRsetData = NonNullable<ReturnType<ZoneNode['rrsets']['get']>>['data'];

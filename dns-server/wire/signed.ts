@@ -4,11 +4,11 @@
 // not exist) is one piece per NSEC of the chain, also encoded here; the
 // responder picks it by a binary search over the chain's canonical keys.
 import type { SignedZone } from '../dnssec/signed-zone.js';
-import { drawTable } from '../zone/policy.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Answer, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
 import { fittingTemplate } from './fitting.js';
+import { encodeDraw } from './draw.js';
 
 export interface SignedZoneData {
   /** The zone's names in the order of its slots, joined by "\n" (the DO=1 path looks up by string). */
@@ -76,7 +76,15 @@ export function encodeSignedZone(
     slotTypes.forEach((type, slot) => {
       const at = i * count + slot;
       const variants = type !== T.ANY && !chases ? node.rrsets.get(type)?.variants : undefined;
-      if (variants) slots[at] = encodeSignedDraw(signed, node, type, variants, mode, add, draws);
+      if (variants)
+        slots[at] = encodeDraw(
+          node,
+          type,
+          variants,
+          (one) => fittingSigned(signed, one, type, mode),
+          add,
+          draws,
+        );
       else if (node.rrsets.size > 0 && (type === T.ANY || chases || node.rrsets.has(type)))
         slots[at] = add(fittingSigned(signed, node, type, mode));
       else slots[at] = nodataAt();
@@ -114,29 +122,4 @@ function fittingSigned(signed: SignedZone, node: ZoneNode, type: number, mode: '
       mode,
     ),
   );
-}
-
-/** As served.ts `encodeDraw`: one signed template per weighted variant, drawn alike. */
-function encodeSignedDraw(
-  signed: SignedZone,
-  node: ZoneNode,
-  type: number,
-  variants: { data: NonNullable<ReturnType<ZoneNode['rrsets']['get']>>['data']; weight: number }[],
-  mode: 'no' | 'wildcard',
-  add: Add,
-  draws: number[],
-): number {
-  const rrset = node.rrsets.get(type)!;
-  const offsets = variants.map((v) => {
-    const one: ZoneNode = {
-      ...node,
-      rrsets: new Map([[type, { ...rrset, data: v.data, variants: undefined }]]),
-    };
-    return add(fittingSigned(signed, one, type, mode));
-  });
-  const table = drawTable(variants.map((v) => v.weight));
-  const group = draws.length;
-  draws.push(table.length);
-  for (const i of table) draws.push(offsets[i]!);
-  return 0x80000000 + group; // served.ts DRAW (not imported: served.ts imports this module)
 }

@@ -71,11 +71,16 @@ export const ZONE_CONDITIONS = {
   NameserversExposed: 'NameserversExposed',
   /** spec.dnssec.enabled: whether the zone is signed with the key the DNSZone names (ADR 0106). */
   Signed: 'Signed',
+  /** spec.transfer: whether its secondaries and TSIG key are told to the dns-servers (ADR 0216). */
+  TransferReady: 'TransferReady',
 } as const;
 export const ZONE_REASONS = {
   /** The spec is in force and the zone is declared to every reachable workload cluster. */
   Ready: 'Ready',
-  /** The spec is refused (not a DNS name, a pattern outside the zone, …): the delegations in force stay. */
+  /**
+   * The spec is refused (not a DNS name, a pattern outside the zone, …): the delegations in force
+   * stay. TransferReady: a secondary's address or port is not one; the transfer in force stays.
+   */
   Invalid: 'Invalid',
   /** An older DNSZone declares the same zone: it governs, this one does not. */
   DuplicateZone: 'DuplicateZone',
@@ -98,6 +103,10 @@ export const ZONE_REASONS = {
   KeyNotFound: 'KeyNotFound',
   /** The key does not parse, or is of another algorithm: the zone stays served as it was. */
   KeyInvalid: 'KeyInvalid',
+  /** The TSIG Secret does not exist (or cannot be read): the transfer in force stays. */
+  SecretNotFound: 'SecretNotFound',
+  /** The TSIG Secret lacks name, algorithm or secret, or they are not an hmac-sha256 key. */
+  SecretInvalid: 'SecretInvalid',
 } as const;
 export type ZoneReason = (typeof ZONE_REASONS)[keyof typeof ZONE_REASONS];
 
@@ -176,4 +185,21 @@ export function setCondition(
 /** The conditions without the one of this type. */
 export function removeCondition(existing: Condition[] | undefined, type: string): Condition[] {
   return (existing ?? []).filter((c) => c.type !== type);
+}
+
+/**
+ * A condition there only while what it reports is asked for (a DNSZone's spec.dnssec,
+ * spec.transfer, spec.nameservers.expose): removed when it is not; left as it was when `next` is
+ * undefined (not computed this pass); else set.
+ */
+export function setConditionWhile(
+  existing: Condition[] | undefined,
+  asked: boolean,
+  type: string,
+  next: Omit<ConditionInput, 'type'> | undefined,
+  now: Date,
+): Condition[] {
+  if (!asked) return removeCondition(existing, type);
+  if (!next) return existing ?? [];
+  return setCondition(existing, { type, ...next }, now);
 }

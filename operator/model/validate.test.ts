@@ -1,6 +1,6 @@
 import { validateGatewayDnsSpec } from './validate.js';
 import { matchesSelector } from './selector.js';
-import { setCondition } from './conditions.js';
+import { setCondition, setConditionWhile } from './conditions.js';
 
 describe('validateGatewayDnsSpec', () => {
   it('fills in defaults for the walkthrough manifest', () => {
@@ -111,5 +111,26 @@ describe('setCondition', () => {
     const flipped = setCondition(same, { type: 'Ready', status: 'True', reason: 'Ready', message: 'z' }, t2);
     expect(flipped[0]?.lastTransitionTime).toBe(t2.toISOString());
     expect(flipped).toHaveLength(1);
+  });
+});
+
+describe('setConditionWhile', () => {
+  const t1 = new Date('2024-01-01T00:00:00Z');
+  const ready = {
+    type: 'Ready',
+    status: 'True' as const,
+    reason: 'Ready',
+    message: 'in force',
+    lastTransitionTime: t1.toISOString(),
+  };
+  const signed = { status: 'False' as const, reason: 'KeyNotFound', message: 'no Secret' };
+  it('sets the condition while asked for, leaves it when not computed, removes it when not asked for', () => {
+    const set = setConditionWhile([ready], true, 'Signed', signed, t1);
+    expect(set.map((c) => [c.type, c.reason])).toEqual([
+      ['Ready', 'Ready'],
+      ['Signed', 'KeyNotFound'],
+    ]);
+    expect(setConditionWhile(set, true, 'Signed', undefined, t1)).toBe(set);
+    expect(setConditionWhile(set, false, 'Signed', signed, t1).map((c) => c.type)).toEqual(['Ready']);
   });
 });

@@ -3,13 +3,12 @@
 // only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
 // DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
 // the shard of the empty namespace name reconciles them all.
-import { CoreV1Api, type KubernetesObject, type V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
 import type { DNSZone, GatewayDNS } from '../../api/index.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { WatchedResource } from '../manager/runtime/informer.js';
-import { withTimeout } from '../manager/runtime/equal.js';
-import { errorText, httpStatus } from '../manager/runtime/log.js';
+import { errorText } from '../manager/runtime/log.js';
 import { WorkQueue } from '../manager/runtime/workqueue.js';
 import { DNSZONES, GATEWAYDNS } from './kinds.js';
 import { ZoneMetrics } from './metrics.js';
@@ -17,6 +16,7 @@ import { DnsZonePatcher } from './patcher.js';
 import { ZoneReconciler } from './reconciler.js';
 import { ZoneDeclarer } from './declare.js';
 import { ZoneKeyReader } from './keys.js';
+import { ManagementSecrets } from './secrets.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
 
 export interface ZoneControllerOptions {
@@ -59,30 +59,12 @@ export class ZoneController implements Runnable {
       firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
       log: mgr.log,
     });
-    const core = mgr.management.makeApiClient(CoreV1Api);
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    const secrets = new ManagementSecrets(mgr.management, requestTimeoutMs);
     const reconciler = new ZoneReconciler({
       declarer: this.declarer,
-      keys: new ZoneKeyReader({
-        management: mgr.management,
-        namespace: opts.keyNamespace ?? 'capi-dns-system',
-        requestTimeoutMs: opts.requestTimeoutMs ?? 10_000,
-        log: mgr.log,
-      }),
-      // By name, when a zone asks for it: no Secret's data is watched (config/rbac/operator).
-      readSecret: async (namespace, name) => {
-        try {
-          const secret = await withTimeout(
-            core.readNamespacedSecret({ namespace, name }),
-            requestTimeoutMs,
-            `secret ${namespace}/${name}`,
-          );
-          return secret.data ?? {};
-        } catch (err) {
-          if (httpStatus(err) === 404) return undefined;
-          throw err;
-        }
-      },
+      keys: new ZoneKeyReader({ secrets, namespace: opts.keyNamespace ?? 'capi-dns-system', log: mgr.log }),
+      readSecret: (namespace, name) => secrets.data(namespace, name),
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
       served: () =>

@@ -22,6 +22,7 @@ import type { ClusterCache } from '../manager/clusters/cache.js';
 import { NAMESPACES } from '../manager/clusters/kinds.js';
 import type { OwnedObjectWriter } from '../manager/clusters/owned-writer.js';
 import type { RemoteCluster } from '../manager/clusters/remote.js';
+import type { ResourceType } from '../manager/clusters/resource.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
 import { DNSSEC_KEY_SECRETS, EXPOSED_DNS_SERVERS, TSIG_KEY_SECRETS, ZONE_DECLARATIONS } from './kinds.js';
 import type { ExposedServer } from './nameservers.js';
@@ -36,6 +37,31 @@ export interface DeclarerOptions {
   log: Logger;
 }
 
+/** A Secret of keys the declared zones name, copied into each workload cluster's records namespace. */
+interface KeySecret {
+  name: string;
+  watch: ResourceType<V1Secret & KubernetesObject>;
+  /** In logs: "DNSSEC keys written". */
+  what: string;
+  /** The data key of a zone's key; undefined for a zone without one. */
+  dataKeyOf: (zone: DeclaredZone) => string | undefined;
+}
+
+/** The signed zones' keys (ADR 0106), by the data key the declaration names. */
+const DNSSEC_KEYS: KeySecret = {
+  name: DNSSEC_KEYS_SECRET,
+  watch: DNSSEC_KEY_SECRETS,
+  what: 'DNSSEC keys',
+  dataKeyOf: (z) => z.dnssec?.key,
+};
+/** The TSIG keys of the zones with transfer (ADR 0216), by the zone's name. */
+const TSIG_KEYS: KeySecret = {
+  name: TSIG_KEYS_SECRET,
+  watch: TSIG_KEY_SECRETS,
+  what: 'TSIG keys',
+  dataKeyOf: (z) => (z.transfer ? z.name : undefined),
+};
+
 /** Per workload cluster ("namespace/name"): the zones its dns-server is told now, or why it could not be told. */
 export type Declarations = Map<string, { declared: string[] } | { error: string }>;
 
@@ -48,7 +74,7 @@ export type DeclaredKeys = ReadonlyMap<string, string | undefined>;
 export class ZoneDeclarer {
   /** The clusters the last pass could not tell: their coming back is worth a pass. */
   readonly failing = new Set<string>();
-  /** The clusters given keys since the start: their Secret is removed once no zone is signed. */
+  /** "<Secret> <cluster>" given keys since the start: the Secret is removed once no zone wants a key. */
   private readonly keyed = new Set<string>();
 
   constructor(private readonly opts: DeclarerOptions) {}
@@ -72,8 +98,8 @@ export class ZoneDeclarer {
         try {
           const remote = await this.ready(namespace, name, keys.size > 0);
           if (remote === 'skipped') return;
-          await this.syncKeys(remote, zones, keys);
-          await this.syncTsigKeys(remote, zones, tsigKeys);
+          await this.syncKeySecret(remote, DNSSEC_KEYS, zones, keys, keys.size > 0);
+          await this.syncKeySecret(remote, TSIG_KEYS, zones, tsigKeys, true);
           await this.sync(remote, zones.length ? zoneDeclarationText(zones) : undefined);
           out.set(key, { declared: zones.map((z) => z.name) });
           this.failing.delete(key);
@@ -114,25 +140,14 @@ export class ZoneDeclarer {
     const ns = this.opts.recordsNamespace;
     const existing = remote.informer(ZONE_DECLARATIONS, ns).get(ZONES_CONFIGMAP, ns);
     if (text === undefined) {
-      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
-      const deleted = await this.opts.writer.delete(remote, {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        namespace: ns,
-        name: ZONES_CONFIGMAP,
-        uid: existing.metadata?.uid,
-      });
-      if (deleted) this.opts.log.info('zone declaration removed', { cluster: remote.key });
+      if (await this.removeOurs(remote, 'ConfigMap', ZONES_CONFIGMAP, existing))
+        this.opts.log.info('zone declaration removed', { cluster: remote.key });
       return;
     }
     const object: V1ConfigMap & KubernetesObject = {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: {
-        name: ZONES_CONFIGMAP,
-        namespace: ns,
-        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
-      },
+      metadata: ours(ZONES_CONFIGMAP, ns),
       data: { [ZONES_CONFIGMAP_KEY]: text },
     };
     const { changed } = await this.opts.writer.ensure(remote, existing, {
@@ -144,111 +159,50 @@ export class ZoneDeclarer {
   }
 
   /**
-   * The signed zones' keys: the ones read now, the ones that could not be read as the cluster holds
-   * them (its dns-server keeps signing with those). No signed zone: no Secret, and ours is removed.
+   * A Secret of the zones' keys: the ones read now, the ones that could not be read as the cluster
+   * holds them (its dns-server goes on with those). No key: no Secret, and ours is removed.
+   * @param keys each key's text by its data key; undefined (or none): it could not be read now
+   * @param watched the Secret is watched (TSIG: ready() syncs it; DNSSEC: while some zone of the
+   *   fleet is signed); else only while a zone of this cluster wants a key or we wrote it
    */
-  private async syncKeys(
+  private async syncKeySecret(
     remote: RemoteCluster,
+    secret: KeySecret,
     zones: readonly DeclaredZone[],
-    keys: DeclaredKeys,
+    keys: ReadonlyMap<string, string | undefined>,
+    watched: boolean,
   ): Promise<void> {
     const ns = this.opts.recordsNamespace;
-    const signed = zones.flatMap((z) => (z.dnssec ? [z.dnssec.key] : []));
+    const wanted = zones.flatMap((z) => secret.dataKeyOf(z) ?? []);
+    const keyed = `${secret.name} ${remote.key}`;
     const informer =
-      keys.size || signed.length || this.keyed.has(remote.key)
-        ? remote.informer(DNSSEC_KEY_SECRETS, ns)
-        : undefined;
+      wanted.length || watched || this.keyed.has(keyed) ? remote.informer(secret.watch, ns) : undefined;
     if (informer) {
       const why = await remote.synced([informer], this.opts.firstSyncTimeoutMs);
       if (why) throw new Error(why);
     }
-    const existing = informer?.get(DNSSEC_KEYS_SECRET, ns);
+    const existing = informer?.get(secret.name, ns);
     const held = existing?.data ?? {};
     const data: Record<string, string> = {};
-    for (const key of signed.sort()) {
-      const pem = keys.get(key);
-      const value = pem !== undefined ? Buffer.from(pem).toString('base64') : held[key];
+    for (const key of wanted) {
+      const text = keys.get(key);
+      const value = text !== undefined ? Buffer.from(text).toString('base64') : held[key];
       if (value !== undefined) data[key] = value;
     }
     if (!Object.keys(data).length) {
-      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) {
-        this.keyed.delete(remote.key);
-        return;
-      }
-      const deleted = await this.opts.writer.delete(remote, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        namespace: ns,
-        name: DNSSEC_KEYS_SECRET,
-        uid: existing.metadata?.uid,
-      });
-      if (deleted) this.opts.log.info('DNSSEC keys removed', { cluster: remote.key });
+      if (await this.removeOurs(remote, 'Secret', secret.name, existing))
+        this.opts.log.info(`${secret.what} removed`, { cluster: remote.key });
+      this.keyed.delete(keyed);
       return;
     }
-    this.keyed.add(remote.key);
-    const content = JSON.stringify(data);
-    const object: V1Secret & KubernetesObject = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: DNSSEC_KEYS_SECRET,
-        namespace: ns,
-        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
-      },
-      type: 'Opaque',
-      data,
-    };
-    const { changed } = await this.opts.writer.ensure(remote, existing, {
-      object,
-      content,
-      contentOf: (s: V1Secret) => JSON.stringify(Object.fromEntries(Object.entries(s.data ?? {}).sort())),
-    });
-    if (changed)
-      this.opts.log.info('DNSSEC keys written', { cluster: remote.key, zones: Object.keys(data).length });
-  }
-
-  /**
-   * The TSIG keys of the zones declared with transfer, one data key per zone, in the one Secret the
-   * dns-server's Role names (capi-dns-tsig-keys); none declared: no Secret.
-   */
-  private async syncTsigKeys(
-    remote: RemoteCluster,
-    zones: readonly DeclaredZone[],
-    tsigKeys: ReadonlyMap<string, string>,
-  ): Promise<void> {
-    const ns = this.opts.recordsNamespace;
-    const existing = remote.informer(TSIG_KEY_SECRETS, ns).get(TSIG_KEYS_SECRET, ns);
-    const data: Record<string, string> = {};
-    for (const z of zones) {
-      if (!z.transfer) continue;
-      const key = tsigKeys.get(z.name);
-      const kept = existing?.data?.[z.name];
-      if (key !== undefined) data[z.name] = Buffer.from(key).toString('base64');
-      else if (kept !== undefined) data[z.name] = kept;
-    }
-    if (!Object.keys(data).length) {
-      if (existing?.metadata?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return;
-      const deleted = await this.opts.writer.delete(remote, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        namespace: ns,
-        name: TSIG_KEYS_SECRET,
-        uid: existing.metadata?.uid,
-      });
-      if (deleted) this.opts.log.info('TSIG keys removed', { cluster: remote.key });
-      return;
-    }
+    this.keyed.add(keyed);
     const contentOf = (s: V1Secret) =>
-      JSON.stringify(Object.entries(s.data ?? {}).sort(([a], [b]) => a.localeCompare(b)));
+      JSON.stringify(Object.entries(s.data ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     const object: V1Secret & KubernetesObject = {
       apiVersion: 'v1',
       kind: 'Secret',
       type: 'Opaque',
-      metadata: {
-        name: TSIG_KEYS_SECRET,
-        namespace: ns,
-        labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
-      },
+      metadata: ours(secret.name, ns),
       data,
     };
     const { changed } = await this.opts.writer.ensure(remote, existing, {
@@ -256,7 +210,21 @@ export class ZoneDeclarer {
       content: contentOf(object),
       contentOf,
     });
-    if (changed) this.opts.log.info('TSIG keys written', { cluster: remote.key, zones: Object.keys(data) });
+    if (changed)
+      this.opts.log.info(`${secret.what} written`, { cluster: remote.key, zones: Object.keys(data) });
+  }
+
+  /** Our object (labelled ours: another's is left alone) deleted under its UID; false when none was. */
+  private async removeOurs(
+    remote: RemoteCluster,
+    kind: 'ConfigMap' | 'Secret',
+    name: string,
+    existing: KubernetesObject | undefined,
+  ): Promise<boolean> {
+    const meta = existing?.metadata;
+    if (meta?.labels?.[ZONES_CONFIGMAP_LABEL] === undefined) return false;
+    const namespace = this.opts.recordsNamespace;
+    return this.opts.writer.delete(remote, { apiVersion: 'v1', kind, namespace, name, uid: meta.uid });
   }
 
   /** The cluster's client with the watches synced; skipped without a records namespace; throws when unreachable. */
@@ -282,4 +250,13 @@ export class ZoneDeclarer {
     if (declarationsWhy) throw new Error(declarationsWhy);
     return remote;
   }
+}
+
+/** The metadata of what the declarer writes: the label says it is ours to replace or remove. */
+function ours(name: string, namespace: string) {
+  return {
+    name,
+    namespace,
+    labels: { [ZONES_CONFIGMAP_LABEL]: 'true', 'app.kubernetes.io/managed-by': CONTROLLER_NAME },
+  };
 }

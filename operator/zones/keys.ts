@@ -5,7 +5,7 @@
 // that recreating the DNSZone keeps the DS the parent holds). Read each pass
 // (level-triggered); a key that is missing or does not parse is reported,
 // never replaced by a new one.
-import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
   DEFAULT_DNSSEC_ALGORITHM,
@@ -15,9 +15,9 @@ import {
   type DNSZone,
 } from '../../api/index.js';
 import { ZONE_REASONS } from '../model/conditions.js';
-import { withTimeout } from '../manager/runtime/equal.js';
 import { errorText, httpStatus, type Logger } from '../manager/runtime/log.js';
 import { generateZoneKey, zoneKeyInfo, type ZoneKeyInfo } from './dnssec-key.js';
+import type { ManagementSecrets } from './secrets.js';
 
 /** A zone's key as read now: its PEM and DS, or why there is none. */
 export type ZoneKeyRead =
@@ -25,19 +25,14 @@ export type ZoneKeyRead =
   | { reason: typeof ZONE_REASONS.KeyNotFound | typeof ZONE_REASONS.KeyInvalid; message: string };
 
 export interface ZoneKeyReaderOptions {
-  management: KubeConfig;
+  secrets: ManagementSecrets;
   /** Where generated keys go: the operator's namespace. */
   namespace: string;
-  requestTimeoutMs: number;
   log: Logger;
 }
 
 export class ZoneKeyReader {
-  private readonly core: CoreV1Api;
-
-  constructor(private readonly opts: ZoneKeyReaderOptions) {
-    this.core = opts.management.makeApiClient(CoreV1Api);
-  }
+  constructor(private readonly opts: ZoneKeyReaderOptions) {}
 
   /** The Secret a DNSZone's key is in. */
   secretOf(zone: DNSZone): { namespace: string; name: string; generated: boolean } {
@@ -52,7 +47,7 @@ export class ZoneKeyReader {
     const where = `the Secret ${namespace}/${name}`;
     let secret: V1Secret | undefined;
     try {
-      secret = await this.get(namespace, name);
+      secret = await this.opts.secrets.get(namespace, name);
       if (!secret && generated) secret = await this.generate(zone, namespace, name);
     } catch (err) {
       return { reason: ZONE_REASONS.KeyNotFound, message: `cannot read ${where}: ${errorText(err)}` };
@@ -69,19 +64,6 @@ export class ZoneKeyReader {
     }
   }
 
-  private async get(namespace: string, name: string): Promise<V1Secret | undefined> {
-    try {
-      return await withTimeout(
-        this.core.readNamespacedSecret({ namespace, name }),
-        this.opts.requestTimeoutMs,
-        `secret ${namespace}/${name}`,
-      );
-    } catch (err) {
-      if (httpStatus(err) === 404) return undefined;
-      throw err;
-    }
-  }
-
   /** Created once; another replica (or an earlier pass) that created it first wins: its key is read. */
   private async generate(zone: DNSZone, namespace: string, name: string): Promise<V1Secret | undefined> {
     const algorithm = zone.spec.dnssec?.algorithm ?? DEFAULT_DNSSEC_ALGORITHM;
@@ -95,11 +77,7 @@ export class ZoneKeyReader {
       data: { [DNSSEC_KEY_DATA]: Buffer.from(generateZoneKey(algorithm)).toString('base64') },
     };
     try {
-      const created = await withTimeout(
-        this.core.createNamespacedSecret({ namespace, body }),
-        this.opts.requestTimeoutMs,
-        `create secret ${namespace}/${name}`,
-      );
+      const created = await this.opts.secrets.create(namespace, body);
       this.opts.log.info('DNSSEC key generated', {
         dnszone: zone.metadata.name,
         secret: `${namespace}/${name}`,
@@ -107,7 +85,7 @@ export class ZoneKeyReader {
       });
       return created;
     } catch (err) {
-      if (httpStatus(err) === 409) return this.get(namespace, name);
+      if (httpStatus(err) === 409) return this.opts.secrets.get(namespace, name);
       throw err;
     }
   }

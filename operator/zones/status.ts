@@ -14,6 +14,7 @@ import {
 import {
   removeCondition,
   setCondition,
+  setConditionWhile,
   ZONE_CONDITIONS,
   ZONE_REASONS,
   type ConditionInput,
@@ -187,12 +188,11 @@ function signedCondition(
   generation: number | undefined,
   now: Date,
 ): Condition[] {
-  if (!signing) return removeCondition(conditions, ZONE_CONDITIONS.Signed);
-  if (!key) return conditions;
-  return setCondition(
+  return setConditionWhile(
     conditions,
-    {
-      type: ZONE_CONDITIONS.Signed,
+    signing,
+    ZONE_CONDITIONS.Signed,
+    key && {
       ...('info' in key
         ? {
             status: 'True',
@@ -358,13 +358,12 @@ function exposedCondition(
   generation: number | undefined,
   now: Date,
 ): Condition[] {
-  if (!enforced?.expose) return removeCondition(conditions, ZONE_CONDITIONS.NameserversExposed);
-  if (!nameservers) return conditions;
-  const servers = nameservers.servers;
-  return setCondition(
+  const servers = nameservers?.servers ?? [];
+  return setConditionWhile(
     conditions,
-    {
-      type: ZONE_CONDITIONS.NameserversExposed,
+    enforced?.expose === true,
+    ZONE_CONDITIONS.NameserversExposed,
+    nameservers && {
       ...(servers.length
         ? {
             status: 'True',

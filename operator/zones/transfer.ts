@@ -6,26 +6,19 @@
 // nothing served changes.
 import { isIP } from 'node:net';
 import type { Condition, EnforcedZone, TransferSpec } from '../../api/index.js';
-import { removeCondition, setCondition } from '../model/conditions.js';
-
-export const TRANSFER_READY = 'TransferReady';
-export const TRANSFER_REASONS = {
-  /** The secondaries and the key are told to every dns-server serving the zone. */
-  Ready: 'Ready',
-  /** A secondary's address or port is not one. */
-  Invalid: 'Invalid',
-  /** The TSIG Secret does not exist (or cannot be read). */
-  SecretNotFound: 'SecretNotFound',
-  /** The TSIG Secret lacks name, algorithm or secret, or they are not an hmac-sha256 key. */
-  SecretInvalid: 'SecretInvalid',
-} as const;
+import { setConditionWhile, ZONE_CONDITIONS, ZONE_REASONS } from '../model/conditions.js';
 
 /** The Secret's data as the API returns it (base64 values); undefined when it does not exist. */
 export type SecretData = Record<string, string> | undefined;
 
 export type TransferVerdict =
   | { ok: true; transfer: TransferSpec; keyText: string }
-  | { ok: false; reason: Exclude<keyof typeof TRANSFER_REASONS, 'Ready'>; message: string };
+  | {
+      ok: false;
+      reason:
+        typeof ZONE_REASONS.Invalid | typeof ZONE_REASONS.SecretNotFound | typeof ZONE_REASONS.SecretInvalid;
+      message: string;
+    };
 
 // A DNS name (the key's name): labels of letters, digits, '-' and '_', dot-separated.
 const KEY_NAME =
@@ -41,9 +34,10 @@ export function checkTransfer(spec: TransferSpec, secret: SecretData): TransferV
         : [];
   });
   if (!spec.secondaries?.length) bad.push('no secondaries');
-  if (bad.length) return { ok: false, reason: 'Invalid', message: bad.join('; ') };
+  if (bad.length) return { ok: false, reason: ZONE_REASONS.Invalid, message: bad.join('; ') };
   const ref = `${spec.tsigSecretRef?.namespace}/${spec.tsigSecretRef?.name}`;
-  if (secret === undefined) return { ok: false, reason: 'SecretNotFound', message: `no Secret ${ref}` };
+  if (secret === undefined)
+    return { ok: false, reason: ZONE_REASONS.SecretNotFound, message: `no Secret ${ref}` };
   const text = (key: string) =>
     secret[key] === undefined ? undefined : Buffer.from(secret[key], 'base64').toString('utf8').trim();
   const name = text('name');
@@ -51,7 +45,7 @@ export function checkTransfer(spec: TransferSpec, secret: SecretData): TransferV
   const value = text('secret');
   const invalid = (why: string): TransferVerdict => ({
     ok: false,
-    reason: 'SecretInvalid',
+    reason: ZONE_REASONS.SecretInvalid,
     message: `Secret ${ref}: ${why}`,
   });
   if (!name || !KEY_NAME.test(name)) return invalid('no key "name" holding a DNS name');
@@ -96,21 +90,20 @@ export function transferCondition(
   generation: number | undefined,
   now: Date,
 ): Condition[] {
-  if (!spec) return removeCondition(conditions, TRANSFER_READY);
-  if (!verdict) return conditions;
-  return setCondition(
+  return setConditionWhile(
     conditions,
-    {
-      type: TRANSFER_READY,
+    spec !== undefined,
+    ZONE_CONDITIONS.TransferReady,
+    verdict && {
       ...(verdict.ok
         ? {
             status: 'True',
-            reason: TRANSFER_REASONS.Ready,
-            message: `transfer to ${verdict.transfer.secondaries.map((s) => `${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`).join(', ')} signed with the key of Secret ${spec.tsigSecretRef.namespace}/${spec.tsigSecretRef.name}`,
+            reason: ZONE_REASONS.Ready,
+            message: `transfer to ${verdict.transfer.secondaries.map((s) => `${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`).join(', ')} signed with the key of Secret ${verdict.transfer.tsigSecretRef.namespace}/${verdict.transfer.tsigSecretRef.name}`,
           }
         : {
             status: 'False',
-            reason: TRANSFER_REASONS[verdict.reason],
+            reason: verdict.reason,
             message: `refused, the transfer in force stays: ${verdict.message}`,
           }),
       observedGeneration: generation,
