@@ -6,6 +6,7 @@ export * from './mirror.js';
 export * from './mcs.js';
 export * from './traffic-policy.js';
 export * from './probe-report.js';
+export * from './served-serials.js';
 export * from './dnszone.js';
 export * from './zone-declaration.js';
 export * from './dns-name.js';

@@ -7,7 +7,7 @@ import { fallingBack, WorkerBuilder } from './build/builder.js';
 import { UsageError } from './flag-values.js';
 import { parseFlags, usage, type Config } from './flags.js';
 import { Prober } from './health/prober.js';
-import { probeReportWriter } from './health/report-apply.js';
+import { probeReportWriter, serialReportWriter } from './health/report-apply.js';
 import { reportOf } from './health/report.js';
 import { HealthEndpoint } from '../runtime/health.js';
 import { createLogger, fatalLine } from '../runtime/log.js';
@@ -48,6 +48,8 @@ async function main(argv: string[]): Promise<void> {
   // In Kubernetes mode with --pod-name the view is also told to the operator, for people to see.
   const pod = config.kubernetes?.pod && { namespace: config.kubernetes.namespace, ...config.kubernetes.pod };
   const reporter = kc && pod ? mgr.add(await probeReportWriter(kc, pod, log)) : undefined;
+  // The serial each declared zone is served at, for DNSZone status.nameservers[] (ADR 0215).
+  const serials = kc && pod ? mgr.add(await serialReportWriter(kc, pod, log)) : undefined;
   const report = () => reporter?.update(reportOf(prober.stats.targets, prober.unhealthyTargets()));
   const prober = mgr.add(
     new Prober({
@@ -94,8 +96,12 @@ async function main(argv: string[]): Promise<void> {
   const store = mgr.add(
     new RecordStore(
       config.zones,
-      (served) => {
+      (served, serial) => {
         answering.load(served);
+        serials?.loaded(
+          served.zones.map((z) => z.name),
+          serial,
+        );
         transferMetrics?.loaded(served.transfer ?? []);
         notifier?.changed(served.transfer ?? []);
       },
@@ -165,6 +171,7 @@ async function main(argv: string[]): Promise<void> {
         defaults: config.zoneDefaults,
         onZones: (zones) => store.setZones(zones),
         onDeclared: (declared) => {
+          serials?.setDeclared(declared.map((z) => z.name));
           keys.setDeclared(declared);
           tsigKeys.setDeclared(declared);
         },

@@ -51,7 +51,8 @@ export function reportConfigMap(pod: ReportPod, text: string): V1ConfigMap {
 }
 
 export interface ReportWriterOptions {
-  pod: ReportPod;
+  /** The ConfigMap holding a report's text, as this replica applies it. */
+  configMap: (text: string) => V1ConfigMap;
   /** Server-side apply of the ConfigMap. */
   apply: (configMap: V1ConfigMap) => Promise<void>;
   log: Logger;
@@ -60,8 +61,12 @@ export interface ReportWriterOptions {
   backoff?: Backoff;
 }
 
-export class ProbeReportWriter {
-  readonly name = 'probe-report';
+/**
+ * Writes a report this replica keeps in a ConfigMap of its own: the latest text, once per
+ * debounce, only when it differs from what was written, retried with backoff while the API server
+ * does not take it (the probe report, health/serial-report.ts's serials).
+ */
+export class ReportWriter {
   private latest?: string;
   private written?: string;
   private timer?: NodeJS.Timeout;
@@ -69,15 +74,20 @@ export class ProbeReportWriter {
   private stopped = false;
   private readonly backoff: Backoff;
 
-  constructor(private readonly opts: ReportWriterOptions) {
+  constructor(
+    readonly name: string,
+    private readonly opts: ReportWriterOptions,
+  ) {
     this.backoff = opts.backoff ?? new Backoff({ minMs: 1000, maxMs: 30_000, jitter: 0.2 });
   }
 
-  /** The view now; written after the debounce if it differs from what was written. */
-  update(report: ProbeReport): void {
-    const text = serializeProbeReport(report);
-    // Nothing probed and nothing ever written: no report to make (most clusters have no checks).
-    if (this.written === undefined && report.probing === 0 && !report.unhealthy.length) return;
+  /** Whether a report was ever written (an empty view need not be, until then). */
+  get everWritten(): boolean {
+    return this.written !== undefined;
+  }
+
+  /** The report now; written after the debounce if it differs from what was written. */
+  updateText(text: string): void {
     this.latest = text;
     this.schedule(this.opts.debounceMs ?? 1000);
   }
@@ -98,8 +108,9 @@ export class ProbeReportWriter {
     const text = this.latest;
     if (text === undefined || text === this.written || this.stopped) return;
     this.writing = true;
+    const configMap = this.opts.configMap(text);
     try {
-      await this.opts.apply(reportConfigMap(this.opts.pod, text));
+      await this.opts.apply(configMap);
       this.written = text;
       this.backoff.reset();
       this.writing = false;
@@ -108,12 +119,39 @@ export class ProbeReportWriter {
     } catch (err) {
       this.writing = false;
       const retryInMs = this.backoff.next();
-      this.opts.log.warn('probe report not written; the answers do not depend on it', {
-        configMap: `${this.opts.pod.namespace}/${probeReportName(this.opts.pod.name)}`,
+      this.opts.log.warn(`${this.name} not written; the answers do not depend on it`, {
+        configMap: `${configMap.metadata?.namespace}/${configMap.metadata?.name}`,
         error: String(err),
         retryInMs,
       });
       this.schedule(retryInMs);
     }
+  }
+}
+
+export interface ProbeReportWriterOptions extends Omit<ReportWriterOptions, 'configMap'> {
+  pod: ReportPod;
+}
+
+export class ProbeReportWriter {
+  readonly name = 'probe-report';
+  private readonly writer: ReportWriter;
+
+  constructor(opts: ProbeReportWriterOptions) {
+    this.writer = new ReportWriter('probe report', {
+      ...opts,
+      configMap: (text) => reportConfigMap(opts.pod, text),
+    });
+  }
+
+  /** The view now; written after the debounce if it differs from what was written. */
+  update(report: ProbeReport): void {
+    // Nothing probed and nothing ever written: no report to make (most clusters have no checks).
+    if (!this.writer.everWritten && report.probing === 0 && !report.unhealthy.length) return;
+    this.writer.updateText(serializeProbeReport(report));
+  }
+
+  stop(): void {
+    this.writer.stop();
   }
 }

@@ -3,8 +3,8 @@
 // only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
 // DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
 // the shard of the empty namespace name reconciles them all.
-import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
-import type { DNSZone, GatewayDNS } from '../../api/index.js';
+import type { KubernetesObject, V1ConfigMap, V1Service } from '@kubernetes/client-node';
+import { SERVED_SERIALS_KEY, type DNSZone, type GatewayDNS } from '../../api/index.js';
 import type { Manager } from '../manager/manager.js';
 import type { Runnable } from '../manager/runnable.js';
 import type { WatchedResource } from '../manager/runtime/informer.js';
@@ -17,6 +17,7 @@ import { ZoneReconciler } from './reconciler.js';
 import { ZoneDeclarer } from './declare.js';
 import { ZoneKeyReader } from './keys.js';
 import { ManagementSecrets } from './secrets.js';
+import { ServedSerialsReader } from './served-serials.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
 
 export interface ZoneControllerOptions {
@@ -61,8 +62,15 @@ export class ZoneController implements Runnable {
     });
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const secrets = new ManagementSecrets(mgr.management, requestTimeoutMs);
+    const serials = new ServedSerialsReader({
+      clusters: mgr.clusters,
+      recordsNamespace: mgr.recordsNamespace,
+      firstSyncTimeoutMs: opts.firstSyncTimeoutMs ?? 5_000,
+      log: mgr.log,
+    });
     const reconciler = new ZoneReconciler({
       declarer: this.declarer,
+      servedSerials: (clusters) => serials.read(clusters),
       keys: new ZoneKeyReader({ secrets, namespace: opts.keyNamespace ?? 'capi-dns-system', log: mgr.log }),
       readSecret: (namespace, name) => secrets.data(namespace, name),
       getZone: (name) => zones.get(name),
@@ -155,6 +163,13 @@ export class ZoneController implements Runnable {
     if (kind === 'ExposedDnsServer') {
       const what = [event.change.type, (object as V1Service).status?.loadBalancer?.ingress ?? []];
       if (this.changed(`exposed|${event.cluster}`, 'update', what)) this.enqueueAll();
+      return;
+    }
+    // A dns-server replica serving a new serial (or gone): status.nameservers[].serial.
+    if (kind === 'ServedSerials') {
+      const what = (object as V1ConfigMap).data?.[SERVED_SERIALS_KEY];
+      const id = `serials|${event.cluster}|${object.metadata?.name}`;
+      if (this.exposing() && this.changed(id, event.change.type, what)) this.enqueueAll();
       return;
     }
     // The records namespace appearing (a dns-server installed), or someone changing our ConfigMap.

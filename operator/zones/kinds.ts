@@ -10,6 +10,7 @@ import {
   EXPOSED_DNS_SERVICE,
   GATEWAYDNS_PLURAL,
   GROUP,
+  SERVED_SERIALS_LABEL,
   TSIG_KEYS_SECRET,
   VERSION,
   ZONES_CONFIGMAP,
@@ -66,3 +67,12 @@ export const TSIG_KEY_SECRETS: ResourceType<V1Secret & KubernetesObject> = secre
   'TsigKeySecret',
   `metadata.name=${TSIG_KEYS_SECRET}`,
 );
+
+/**
+ * In each workload cluster's records namespace: the serials its dns-server replicas serve
+ * (api/served-serials.ts), shown in status.nameservers[].serial. Watched only while some zone
+ * exposes its dns-servers.
+ */
+export const SERVED_SERIALS: ResourceType<V1ConfigMap & KubernetesObject> = configMapsType('ServedSerials', {
+  labelSelector: SERVED_SERIALS_LABEL,
+});

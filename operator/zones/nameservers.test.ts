@@ -130,3 +130,33 @@ describe('zone cuts per namespace part (ADR 0215)', () => {
     expect(zoneNameservers({ ...two, enforcement: 'Audit' }, exposed, labels).cuts).toEqual([]);
   });
 });
+
+describe('zoneNameservers: the serial each cluster serves', () => {
+  it("shows the lowest of a cluster's replicas for the zone, and none before one reports it", () => {
+    const out = zoneNameservers(
+      zone(),
+      [
+        {
+          namespace: 'shop',
+          name: 'a',
+          addresses: ['192.0.2.1'],
+          serials: [
+            { zones: { 'apps.corp.internal': 1764280002 } },
+            { zones: { 'apps.corp.internal': 1764280001 } },
+          ],
+        },
+        { namespace: 'shop', name: 'b', addresses: ['192.0.2.2'], serials: [{ zones: { 'other.test': 5 } }] },
+      ],
+      labels,
+    );
+    expect(out.servers).toEqual([
+      {
+        cluster: 'shop/a',
+        name: 'a.shop.ns.apps.corp.internal',
+        addresses: ['192.0.2.1'],
+        serial: 1764280001,
+      },
+      { cluster: 'shop/b', name: 'b.shop.ns.apps.corp.internal', addresses: ['192.0.2.2'] },
+    ]);
+  });
+});

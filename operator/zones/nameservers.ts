@@ -4,13 +4,15 @@
 // (ADR 0215). A cluster whose exposed dns-server has no address now (Service
 // gone, no load-balancer ingress yet, cluster unreachable) is no NS.
 import { isIP } from 'node:net';
-import type {
-  DeclaredZone,
-  Delegation,
-  EnforcedZone,
-  Glue,
-  ZoneCut,
-  ZoneNameserver,
+import {
+  clusterSerial,
+  type DeclaredZone,
+  type Delegation,
+  type EnforcedZone,
+  type Glue,
+  type ZoneCut,
+  type ServedSerials,
+  type ZoneNameserver,
 } from '../../api/index.js';
 import { delegates, inZone, normalizeName } from '../model/delegation.js';
 
@@ -21,6 +23,8 @@ export interface ExposedServer {
   name: string;
   /** The load-balancer addresses of its exposed Service; empty when it has none or the cluster is unreachable. */
   addresses: string[];
+  /** Its dns-server replicas' serial reports; the lowest serial of the zone is shown (clusterSerial). */
+  serials?: readonly ServedSerials[];
 }
 
 export interface ZoneNameservers {
@@ -72,11 +76,15 @@ export function zoneNameservers(
   const zone = enforced.zone;
   const servers: ZoneNameserver[] = exposed
     .filter((s) => s.addresses.length && servesZone(enforced, s.namespace, namespaceLabels))
-    .map((s) => ({
-      cluster: `${s.namespace}/${s.name}`,
-      name: nameserverName(zone, s.namespace, s.name),
-      addresses: [...new Set(s.addresses)].sort(),
-    }))
+    .map((s) => {
+      const serial = clusterSerial(s.serials ?? [], normalizeName(zone));
+      return {
+        cluster: `${s.namespace}/${s.name}`,
+        name: nameserverName(zone, s.namespace, s.name),
+        addresses: [...new Set(s.addresses)].sort(),
+        ...(serial === undefined ? {} : { serial }),
+      };
+    })
     .sort((a, b) => a.name.localeCompare(b.name));
   const own = enforced.nameServers ?? [];
   const nameServers = [

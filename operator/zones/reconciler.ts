@@ -11,6 +11,7 @@ import {
   type DNSZone,
   type DNSZoneStatus,
   type EnforcedZone,
+  type ServedSerials,
 } from '../../api/index.js';
 import { ZONE_CONDITIONS } from '../model/conditions.js';
 import { governingZone, inZone } from '../model/delegation.js';
@@ -43,6 +44,10 @@ export interface ZoneReconcilerOptions {
   patcher: DnsZonePatcher;
   /** Tells every workload cluster's dns-server the zones in force. */
   declarer: ZoneDeclarer;
+  /** Per workload cluster ("namespace/name"): its dns-server replicas' serial reports. */
+  servedSerials: (
+    clusters: readonly { namespace: string; name: string }[],
+  ) => Promise<ReadonlyMap<string, readonly ServedSerials[]>>;
   /** The signing keys of the DNSZones with spec.dnssec.enabled, on the management cluster. */
   keys: ZoneKeyReader;
   /** How soon a refused key is read again. */
@@ -254,14 +259,20 @@ export class ZoneReconciler {
 
   /**
    * The NS set and glue of each zone with spec.nameservers.expose, from the exposed dns-servers as
-   * the watches show them now (ADR 0215); no watch is opened while no zone exposes.
+   * the watches show them now, with the serial each serves (ADR 0215); no watch is opened while no
+   * zone exposes.
    */
   private async nameservers(
     zones: readonly DNSZone[],
   ): Promise<(enforced: EnforcedZone) => ZoneNameservers | undefined> {
     if (!zones.some((z) => z.status?.enforced?.expose)) return () => undefined;
     const exposed = await this.opts.declarer.exposedServers();
-    return (enforced) => zoneNameservers(enforced, exposed, this.opts.namespaceLabels);
+    const serials = await this.opts.servedSerials(exposed.filter((s) => s.addresses.length));
+    const withSerials = exposed.map((s) => ({
+      ...s,
+      serials: serials.get(`${s.namespace}/${s.name}`) ?? [],
+    }));
+    return (enforced) => zoneNameservers(enforced, withSerials, this.opts.namespaceLabels);
   }
 
   /**

@@ -5,7 +5,8 @@
 // capi-dns-server-external whose load-balancer address (set by the test, as a
 // cloud's controller would) is that dns-server's. A DNSZone with
 // spec.nameservers.expose gets both as its NS, with glue, in its status and in
-// what both dns-servers serve; each answers from its own view (localFirst: its
+// what both dns-servers serve, with the SOA serial each serves (reported by
+// the dns-server, moving after a change); each answers from its own view (localFirst: its
 // own cluster's address); a cluster whose exposed dns-server is gone (Service
 // deleted, no ingress, API server stopped) leaves the NS set within seconds,
 // measured; each namespace's part is a zone cut to its own clusters' servers
@@ -148,6 +149,9 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
         'xcc.test',
         '--kubeconfig',
         env.cluster(c).kubeconfig,
+        // Each replica reports the serial it serves (status.nameservers[].serial).
+        '--pod-name',
+        `capi-dns-server-${c}`,
       ]);
       await exposeService(c, [{ ip: SERVER[c]! }]);
     }
@@ -166,7 +170,7 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
     await env?.stop();
     if (Object.keys(measured).length)
       process.stderr.write(
-        `operator-expose: ms until a gone exposed dns-server left the NS set: ${JSON.stringify(measured)}\n`,
+        `operator-expose: ms until a gone exposed dns-server left the NS set, and until a new serial reached status.nameservers (serialInStatus): ${JSON.stringify(measured)}\n`,
       );
   }, 60_000);
 
@@ -196,7 +200,8 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
       } as KubernetesObject,
     ]);
     const zone = await nameserversAre([...CLUSTERS]);
-    expect(zone.status?.nameservers).toEqual([
+    // (The serial each serves joins when its report is read: the next test.)
+    expect(zone.status?.nameservers).toMatchObject([
       { cluster: 'shop/cluster-a', name: nsName('cluster-a'), addresses: [SERVER['cluster-a']] },
       { cluster: 'shop/cluster-b', name: nsName('cluster-b'), addresses: [SERVER['cluster-b']] },
       { cluster: 'pay/cluster-c', name: nsName('cluster-c'), addresses: [SERVER['cluster-c']] },
@@ -227,6 +232,50 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
           expect.stringMatching(new RegExp(` IN A ${SERVER[c]!.replace(/\./g, '\\.')}$`)),
         ]);
       }
+  });
+
+  it("status.nameservers shows the serial each cluster's dns-server serves, and it moves after a change", async () => {
+    const soaSerial = async (cluster: string) =>
+      Number((await dig(53, ['+short', ZONE, 'SOA'], SERVER[cluster]!)).stdout.trim().split(/\s+/)[2]);
+    /** Until every cluster's status.nameservers[].serial is the SOA serial its dns-server serves. */
+    const serialsServed = () =>
+      eventually(
+        async () => {
+          const shown = new Map(
+            ((await readZone())?.status?.nameservers ?? []).map((n) => [n.cluster, n.serial]),
+          );
+          const served: Record<string, number> = {};
+          for (const c of CLUSTERS) {
+            served[c] = await soaSerial(c);
+            const inStatus = shown.get(`${NAMESPACE[c]}/${c}`);
+            if (inStatus !== served[c])
+              throw new Error(`${c}: status.nameservers serial ${inStatus}, serves ${served[c]}`);
+          }
+          return served;
+        },
+        15_000,
+        50,
+      );
+    const before = await serialsServed();
+    for (const c of CLUSTERS) expect(before[c]).toBeGreaterThan(1_700_000_000); // Unix time (ADR 0216)
+    // A change in cluster-a's records: its dns-server builds anew at a later serial, and says so.
+    const t0 = Date.now();
+    await apply(kc('cluster-a'), [
+      {
+        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
+        kind: 'DNSRecordSet',
+        metadata: { name: 'serial-check', namespace: 'capi-dns' },
+        spec: { records: [{ name: `serial-check.${ZONE}`, type: 'TXT', values: ['moved'] }] },
+      } as KubernetesObject,
+    ]);
+    const after = await eventually(async () => {
+      const served = await serialsServed();
+      if (served['cluster-a']! <= before['cluster-a']!)
+        throw new Error(`cluster-a still serves ${served['cluster-a']}`);
+      return served;
+    }, 15_000);
+    measured.serialInStatus = Date.now() - t0;
+    expect(after['cluster-a']).toBeGreaterThan(before['cluster-a']!);
   });
 
   it("a namespace's names: answered by its own clusters, a referral (no AA) to them from the others", async () => {
