@@ -31,9 +31,10 @@ Runs the capi-dns walkthrough on this machine (as root).
                      too, tiers cluster-a then cluster-c; cluster-a's kuard stopped, the curl
                      from cluster-b answered by cluster-c's within seconds, and back
   --outside          the zone beyond the fleet (without --pods): every cluster's dns-server exposed,
-                     a DNSZone with spec.nameservers.expose, an unbound on the host outside every
-                     cluster following the delegation, curl from the host by name; with --failover,
-                     the failover seen from the host too
+                     a DNSZone with spec.nameservers.expose and spec.transfer, an NSD secondary on
+                     the host (the company's DNS, taking the zone by transfer with TSIG) and an
+                     unbound asking it, curl from the host by name; with --failover, the failover
+                     seen from the host too
   --once             run the steps, print the response, stop everything
   --address-prefix   the 127.x.y prefix of the loopback addresses, without --pods
                      (default 127.0.10)
@@ -103,7 +104,7 @@ async function runProcesses(
     const host = walkthrough.outsideHost;
     if (host)
       process.stdout.write(
-        `$ curl http://${KUARD_NAME}   # from the host, through unbound on ${addresses.outsideResolver}, outside every cluster\n${await host.curl(`http://${KUARD_NAME}`)}\n`,
+        `$ curl http://${KUARD_NAME}   # from the host, through unbound on ${addresses.outsideResolver} asking the NSD secondary on ${addresses.outsideSecondary}, outside every cluster\n${await host.curl(`http://${KUARD_NAME}`)}\n`,
       );
     const times = walkthrough.failoverTimes;
     if (times) process.stdout.write(failoverLine(times, 'stopped', 'started again'));
@@ -120,7 +121,9 @@ async function runProcesses(
     host
       ? `
   ${walkthrough.managementKubectl().line(['get', 'dnszone', 'xcc-test', '-o', 'jsonpath={.status.parentRecords}'])}   # what the parent zone needs
-  dig @${addresses.outsideResolver} ${KUARD_NAME}   # the resolver outside every cluster
+  ${walkthrough.managementKubectl().line(['get', 'dnszone', 'xcc-test', '-o', 'jsonpath={.status.nameservers}'])}   # each cluster's NS, glue and serial
+  dig @${addresses.outsideSecondary} xcc.test SOA   # the NSD secondary: the serial it took by transfer
+  dig @${addresses.outsideResolver} ${KUARD_NAME}   # the resolver outside every cluster, asking the secondary
   dig @${addresses.dnsServer['cluster-a']} xcc.test NS   # an exposed dns-server
   ${host.shell(`curl http://${KUARD_NAME}`)}`
       : ''

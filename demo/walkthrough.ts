@@ -11,6 +11,7 @@ import { TestEnv } from '../test/support/testenv.js';
 import { installCrds, readManifests, eventually } from '../test/support/kube.js';
 import { registerWorkloadCluster } from '../test/support/capi.js';
 import { binPath, repoRoot } from '../test/support/paths.js';
+import { soaSerial } from '../test/support/secondaries.js';
 import {
   DEFAULT_RECORDS_NAMESPACE,
   DEFAULT_ZONE,
@@ -22,7 +23,14 @@ import { ProcessGroup, tail, waitForHttp, type ManagedProcess } from './processe
 import { initialCorefile, startCoreDns, type CoreDnsProcess } from './coredns.js';
 import { startKuard, type Kuard } from './kuard.js';
 import { applyFailoverPolicy } from './failover.js';
-import { applyOutsideZone, exposeDnsServer, startOutsideResolver } from './outside.js';
+import {
+  applyOutsideZone,
+  createTsigSecret,
+  exposeDnsServer,
+  OUTSIDE_TSIG_SECRET,
+  startOutsideResolver,
+  startOutsideSecondary,
+} from './outside.js';
 import { Kubectl } from './kubectl.js';
 import { PodNetwork } from './pod.js';
 import { StepRunner, type Progress } from './steps.js';
@@ -46,6 +54,8 @@ export interface Addresses {
   dnsServer: Record<string, string>;
   /** --outside: the resolver on the host, outside every cluster (unbound, port 53). */
   outsideResolver: string;
+  /** --outside: the company's DNS on the host, a secondary of the zone (NSD, port 53). */
+  outsideSecondary: string;
 }
 
 export function addressesFor(prefix: string): Addresses {
@@ -56,6 +66,7 @@ export function addressesFor(prefix: string): Addresses {
     coreDns: { 'cluster-a': `${prefix}.11`, 'cluster-b': `${prefix}.12`, 'cluster-c': `${prefix}.13` },
     dnsServer: { 'cluster-a': `${prefix}.21`, 'cluster-b': `${prefix}.22`, 'cluster-c': `${prefix}.23` },
     outsideResolver: `${prefix}.60`,
+    outsideSecondary: `${prefix}.61`,
   };
 }
 
@@ -71,8 +82,9 @@ export interface WalkthroughOptions {
   failover?: boolean;
   /**
    * The zone beyond the fleet (examples/README.md "The zone beyond the fleet"): the dns-servers
-   * exposed, a DNSZone with spec.nameservers.expose, an unbound on the host following the
-   * delegation, curl from the host; with failover, the failover seen from the host too.
+   * exposed, a DNSZone with spec.nameservers.expose and spec.transfer, an NSD secondary on the host
+   * (the company's DNS) and an unbound asking it, curl from the host; with failover, the failover
+   * seen from the host too.
    */
   outside?: boolean;
 }
@@ -128,7 +140,7 @@ export class Walkthrough {
 
   static readonly STEPS = 8;
   static readonly FAILOVER_STEPS = 4;
-  static readonly OUTSIDE_STEPS = 3;
+  static readonly OUTSIDE_STEPS = 4;
 
   /** Runs every step; on failure stops what it started and throws a StepError. */
   static async run(opts: WalkthroughOptions): Promise<Walkthrough> {
@@ -242,16 +254,53 @@ export class Walkthrough {
         }
       },
     );
-    const zone = await this.step(
-      'Apply examples/dnszone-outside.yaml: every exposed dns-server an NS of xcc.test, with glue (status.parentRecords)',
-      () => applyOutsideZone(management, this.clusters.length),
+    const dir = path.join(this.dir, 'outside');
+    mkdirSync(dir, { recursive: true });
+    const { namespace, name } = OUTSIDE_TSIG_SECRET;
+    const { zone, key } = await this.step(
+      `Create the TSIG Secret ${namespace}/${name} (a key as tsig-keygen makes it) and apply examples/dnszone-outside.yaml: every exposed dns-server an NS of xcc.test, with glue (status.parentRecords), sending NOTIFY to the secondary on ${a.outsideSecondary} and letting it transfer the zone`,
+      async () => {
+        const key = await createTsigSecret(management, dir);
+        const zone = await applyOutsideZone(management, this.clusters.length, a.outsideSecondary, dir);
+        return { zone, key };
+      },
     );
     await this.step(
-      `Start unbound on ${a.outsideResolver}, outside every cluster, delegating xcc.test as the parent would; curl http://${KUARD_NAME} from the host through it`,
+      `Start NSD on ${a.outsideSecondary}, the company's DNS outside every cluster: a secondary of xcc.test, taking it with TSIG from the exposed dns-servers, at the serial status.nameservers shows`,
       async () => {
-        const dir = path.join(this.dir, 'outside');
-        mkdirSync(dir, { recursive: true });
-        const { unbound, host } = startOutsideResolver(this.processes, dir, a.outsideResolver, zone);
+        const { nsd } = await startOutsideSecondary(this.processes, dir, a.outsideSecondary, zone, key);
+        // What the secondary holds is what the clusters say they serve (the highest: RFC 1996).
+        await eventually(
+          async () => {
+            const z = JSON.parse(
+              await management.run(['get', 'dnszone', zone.metadata.name, '-o', 'json']),
+            ) as typeof zone;
+            const serials = (z.status?.nameservers ?? []).map((n) => n.serial);
+            if (serials.length !== this.clusters.length || serials.some((s) => s === undefined))
+              throw new Error(`status.nameservers serials: ${JSON.stringify(serials)}`);
+            const newest = Math.max(...(serials as number[]));
+            const held = await soaSerial(a.outsideSecondary, 53, DEFAULT_ZONE);
+            if (held === undefined || held < newest)
+              throw new Error(`NSD holds serial ${held}, the clusters serve up to ${newest}`);
+          },
+          30_000,
+          250,
+        ).catch((err: unknown) => {
+          throw new Error(`${(err as Error).message}
+--- nsd ---
+${tail(nsd.logPath, 15)}`);
+        });
+      },
+    );
+    await this.step(
+      `Start unbound on ${a.outsideResolver}, the company's resolver outside every cluster, asking the NSD secondary for xcc.test; curl http://${KUARD_NAME} from the host through it`,
+      async () => {
+        const { unbound, host } = startOutsideResolver(
+          this.processes,
+          dir,
+          a.outsideResolver,
+          a.outsideSecondary,
+        );
         this.outsideHost = host;
         await eventually(() => host.curl(`http://${KUARD_NAME}`), 30_000, 250).catch((err: unknown) => {
           throw new Error(`${(err as Error).message}

@@ -112,4 +112,13 @@ describe('declared transfers (ADR 0216)', () => {
     const served = servedZones([flag], [declared], defaults, new Map([['apps.corp.internal', 'xfr-key.']]));
     expect(served.zones).toEqual([flag]);
   });
+  it("a declaration of a flag's zone with no transfer of its own lends it the transfer, its SOA kept", () => {
+    const flag = zoneConfigFor({ name: 'apps.corp.internal' }, defaults);
+    const served = servedZones([flag], [declared], defaults, new Map([['apps.corp.internal', 'xfr-key.']]));
+    expect(served.zones).toEqual([
+      { ...flag, transfer: { secondaries: [{ address: '127.0.0.2', port: 5353 }], keyName: 'xfr-key.' } },
+    ]);
+    // Its key not read yet: served as the flags say, without transfer.
+    expect(servedZones([flag], [declared], defaults).zones).toEqual([flag]);
+  });
 });

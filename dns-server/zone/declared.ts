@@ -55,7 +55,7 @@ export function zoneConfigFor(declared: DeclaredZone, defaults: ZoneDefaults, ke
  * What the server serves: the flags' zones, then each declared zone not named by a flag. A declared
  * zone inside or around a flag's is left out too (one server, one owner per name), except the
  * namespace parts a declared cut delegates; a declaration of a flag's zone itself lends it its NS
- * set, glue and cuts (ADR 0215). Declared zones nest freely with each other.
+ * set, glue and cuts (ADR 0215), and its transfer where the flags give none (ADR 0216). Declared zones nest freely with each other.
  */
 export function servedZones(
   flagZones: readonly ZoneConfig[],
@@ -72,13 +72,16 @@ export function servedZones(
   for (const d of declared) {
     const z = zoneConfigFor(d, defaults, keyNames.get(normal(d.name)));
     const flag = zones.findIndex((f) => f.name === z.name && flagZones.includes(f));
-    // A DNSZone exposing a zone of the flags gives it its NS set, glue and cuts; the SOA stays the flags'.
-    if (flag >= 0 && (d.nameServers?.length || d.glue?.length || d.cuts?.length)) {
+    // A DNSZone exposing a zone of the flags gives it its NS set, glue and cuts, and its transfer
+    // unless the flags give one (--transfer-secondary wins, ADR 0216); the SOA stays the flags'.
+    const lentTransfer = flag >= 0 && z.transfer && !zones[flag]!.transfer ? z.transfer : undefined;
+    if (flag >= 0 && (d.nameServers?.length || d.glue?.length || d.cuts?.length || lentTransfer)) {
       zones[flag] = {
         ...zones[flag]!,
         ...(d.nameServers?.length ? { nameServers: z.nameServers } : {}),
         ...(z.glue ? { glue: z.glue } : {}),
         ...(z.cuts ? { cuts: z.cuts } : {}),
+        ...(lentTransfer ? { transfer: lentTransfer } : {}),
       };
       continue;
     }
