@@ -3,20 +3,20 @@
 // next, the last to the apex. Empty non-terminals hold no NSEC: the NSEC of
 // the name before them covers them (RFC 4035 section 3.1.3.2).
 import type { Zone } from '../zone/zone.js';
-import { canonicalKey, nameWire, DNSSEC_T } from './wire.js';
+import { canonicalLabels, compareCanonical, nameWire, DNSSEC_T } from './wire.js';
 
 export class NsecChain {
   /** Names with data, in canonical order; [0] is the apex. */
   readonly names: string[];
-  /** canonicalKey of each name, index for index. */
-  readonly keys: string[];
+  /** canonicalLabels of each name, index for index. */
+  readonly keys: Uint8Array[];
   private readonly ranks = new Map<string, number>();
 
   constructor(zone: Zone) {
     const named = [...zone.nodes.values()]
       .filter((n) => n.rrsets.size > 0)
-      .map((n) => ({ name: n.name, key: canonicalKey(n.name) }));
-    named.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      .map((n) => ({ name: n.name, key: canonicalLabels(n.name) }));
+    named.sort((a, b) => compareCanonical(a.key, b.key));
     this.names = named.map((n) => n.name);
     this.keys = named.map((n) => n.key);
     this.names.forEach((n, i) => this.ranks.set(n, i));
@@ -29,24 +29,21 @@ export class NsecChain {
 
   /** The rank of the NSEC owned by `name` or, if it has none, of the one that covers it. */
   covering(name: string): number {
-    return coveringRank(this.keys, canonicalKey(name));
+    const key = canonicalLabels(name);
+    // The largest rank whose name is at most `name` (the apex, rank 0, is at most every name of the zone).
+    let lo = 0;
+    let hi = this.keys.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (compareCanonical(this.keys[mid]!, key) <= 0) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   next(rank: number): string {
     return this.names[(rank + 1) % this.names.length]!;
   }
-}
-
-/** Largest rank whose key is at most `key` (the apex, rank 0, is at most every name of the zone). */
-export function coveringRank(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (keys[mid]! <= key) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** NSEC RDATA: the next owner (uncompressed, RFC 4034 section 4.1.1) and the type bit maps. */

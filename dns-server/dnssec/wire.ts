@@ -64,10 +64,39 @@ export function recordWire(owner: string, type: number, ttl: number, rdata: Uint
 }
 
 /**
- * A key whose string order is the canonical DNS name order (RFC 4034 section 6.1): labels from the
- * rightmost, each compared as octets, a shorter label (and a parent) first. The separator "\x00"
- * sorts below every octet a label of the zone can hold.
+ * The name's labels from the rightmost, each as its length octet and its octets (a "." inside a
+ * label, written "\x00" in the zone's names, as the octet it is): the form in which the canonical
+ * DNS name order (RFC 4034 section 6.1) is `compareCanonical`, and in which the responder compares
+ * a query's wire name without making a string.
  */
-export function canonicalKey(name: string): string {
-  return name === '' ? '' : name.split('.').reverse().join('\x00');
+export function canonicalLabels(name: string): Uint8Array {
+  if (name === '') return new Uint8Array(0);
+  const labels = name.split('.').reverse();
+  const out = new Uint8Array(labels.reduce((n, l) => n + 1 + l.length, 0));
+  let at = 0;
+  for (const label of labels) {
+    out[at++] = label.length;
+    for (let i = 0; i < label.length; i++) {
+      const c = label.charCodeAt(i);
+      out[at++] = c === 0 ? 0x2e : c;
+    }
+  }
+  return out;
+}
+
+/** RFC 4034 section 6.1 over two canonicalLabels: labels from the rightmost as octets, a parent first. */
+export function compareCanonical(a: Uint8Array, b: Uint8Array): number {
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    if (i === a.length) return j === b.length ? 0 : -1;
+    if (j === b.length) return 1;
+    const la = a[i]!;
+    const lb = b[j]!;
+    const n = la < lb ? la : lb;
+    for (let k = 1; k <= n; k++) if (a[i + k] !== b[j + k]) return a[i + k]! < b[j + k]! ? -1 : 1;
+    if (la !== lb) return la < lb ? -1 : 1;
+    i += 1 + la;
+    j += 1 + lb;
+  }
 }

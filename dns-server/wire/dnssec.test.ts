@@ -121,6 +121,20 @@ describe('a signed zone', () => {
       }
   });
 
+  it('answers a query without EDNS after one with DO as unsigned (nothing carries over between queries)', () => {
+    const plain = responder();
+    const signed = responder(signing());
+    for (const [name, type] of CORPUS) {
+      ask(signed, query(name, type, { do: true }));
+      const msg = query(name, type);
+      expect([name, type, ask(signed, msg).raw.toString('hex')]).toEqual([
+        name,
+        type,
+        ask(plain, msg).raw.toString('hex'),
+      ]);
+    }
+  });
+
   it('answers DO queries with an RRSIG after each RRset, sets no AD and echoes DO', () => {
     const r = responder(signing());
     const { packet } = ask(r, query('a.xcc.test', 'A', { do: true }));

@@ -71,6 +71,9 @@ export function buildNameTable(names: readonly string[]): NameTableData {
 
 const STAR = 0x2a;
 
+/** existingOrEncloser's answer for a name that does not exist, less its closest encloser's index. */
+export const NOT_FOUND = -1;
+
 /** Writes "a.b" as 1 a 1 b 0 (latin1: the zone's names are ASCII, lower case); returns its octets. */
 function writeWire(name: string, out: Uint8Array, at: number): number {
   let lengthAt = at;
@@ -158,6 +161,34 @@ export class NameTable {
       if (encloser >= 0) return this.wildcardOf[encloser]! - 1;
     }
     return -1;
+  }
+
+  /**
+   * The index of the query name if it exists; else NOT_FOUND - the index of its closest encloser
+   * (RFC 4592 section 3.3.1), its nearest existing ancestor, which the apex makes sure of. One pass
+   * over the name, as closestMatch (the parameters are its).
+   */
+  existingOrEncloser(
+    name: Uint8Array,
+    length: number,
+    starts: Int32Array,
+    count: number,
+    apexLabels: number,
+  ): number {
+    this.hashSuffixes(name, starts, count);
+    const exact = this.find(finish(suffixHashes[0]!), name, 0, length);
+    if (exact >= 0) return exact;
+    for (let k = 1; k <= count - apexLabels; k++) {
+      const from = starts[k]!;
+      const encloser = this.find(finish(suffixHashes[k]!), name, from, length - from);
+      if (encloser >= 0) return NOT_FOUND - encloser;
+    }
+    return NOT_FOUND;
+  }
+
+  /** The index of the wildcard child "*.<name>" of name `index`, or -1. */
+  wildcardChildOf(index: number): number {
+    return this.wildcardOf[index]! - 1;
   }
 
   /** The index of the query name itself (wire form, lower case, `length` octets with the final 0), or -1. */

@@ -80,6 +80,8 @@ const q = new ParsedQuery();
 /** Parses `msg`; the result is overwritten by the next call. */
 export function parseQuery(msg: Buffer): Query {
   q.edns = false;
+  // A query without an OPT record asks no DNSSEC records, whatever the one before it asked.
+  q.dnssecOk = false;
   q.tsigAt = -1;
   q.questionEnd = 12;
   if (msg.length < 12 || msg[2]! & 0x80) return status(DROP, 0); // QR: a response

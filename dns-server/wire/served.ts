@@ -85,6 +85,8 @@ export function transferList(data: ServedData): ArrayBuffer[] {
             z.dnssec.proofs.buffer,
             z.dnssec.wildcardCover.buffer,
             z.dnssec.ownRank.buffer,
+            z.dnssec.canonical.buffer,
+            z.dnssec.canonicalAt.buffer,
           ]
         : []
       ).map((b) => b as ArrayBuffer),
@@ -175,10 +177,7 @@ export function encodeServed(
       } else encodeNode(zone, node, nodata, arena, slots, i * SLOT_COUNT, draws);
       i++;
     }
-    const dnssec = signed && {
-      ...encodeSignedZone(signed, SLOT_TYPES, (t) => arena.add(t), draws),
-      names: names.join('\n'),
-    };
+    const dnssec = signed && encodeSignedZone(signed, SLOT_TYPES, (t) => arena.add(t), draws);
     return {
       name: zone.name,
       table: buildNameTable(names),

@@ -11,14 +11,14 @@ import { fittingTemplate } from './fitting.js';
 import { encodeDraw } from './draw.js';
 
 export interface SignedZoneData {
-  /** The zone's names in the order of its slots, joined by "\n" (the DO=1 path looks up by string). */
-  names: string;
-  /** As ServedZoneData.slots: the signed answer per name and slot. */
+  /** As ServedZoneData.slots, in the order of the zone's name table: the signed answer per name and slot. */
   slots: Uint32Array;
   /** The signed NXDOMAIN (SOA and its RRSIG); the query's NSECs are added per query. */
   nxdomain: number;
-  /** The NSEC chain's canonical keys (../dnssec/wire.ts canonicalKey), joined by "\n". */
-  canonical: string;
+  /** The NSEC chain's names by rank as ../dnssec/wire.ts canonicalLabels, back to back. */
+  canonical: Uint8Array;
+  /** Where rank r's name is in `canonical`: [canonicalAt[r], canonicalAt[r + 1]). */
+  canonicalAt: Uint32Array;
   /** Arena offset of each NSEC (and its RRSIG) by chain rank, as a template of two authority records. */
   proofs: Uint32Array;
   /** For name i, the chain rank of the NSEC that covers "*.<name i>" (NXDOMAIN below name i). */
@@ -36,7 +36,7 @@ export function encodeSignedZone(
   slotTypes: readonly number[],
   add: Add,
   draws: number[],
-): Omit<SignedZoneData, 'names'> {
+): SignedZoneData {
   const zone = signed.zone;
   const negative = zone.negativeSoa();
   const proofs = Uint32Array.from(signed.chain.names, (_, rank) =>
@@ -91,7 +91,11 @@ export function encodeSignedZone(
     });
     i++;
   }
-  return { slots, nxdomain, canonical: signed.chain.keys.join('\n'), proofs, wildcardCover, ownRank };
+  const canonicalAt = new Uint32Array(signed.chain.keys.length + 1);
+  signed.chain.keys.forEach((k, r) => (canonicalAt[r + 1] = canonicalAt[r]! + k.length));
+  const canonical = new Uint8Array(canonicalAt[signed.chain.keys.length]!);
+  signed.chain.keys.forEach((k, r) => canonical.set(k, canonicalAt[r]!));
+  return { slots, nxdomain, canonical, canonicalAt, proofs, wildcardCover, ownRank };
 }
 
 function signedTemplate(
