@@ -71,11 +71,13 @@ export function dnsperf(
   port: number,
   queryFile: string,
   seconds: number,
-  opts: { qps?: number; verbose?: boolean; dnssecOk?: boolean } = {},
+  opts: { qps?: number; verbose?: boolean; dnssecOk?: boolean; edns?: boolean } = {},
 ): Promise<PerfResult> {
   const args = ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(seconds)];
   args.push('-q', '200', '-c', '1', '-T', '1');
+  // -D sets EDNS with DO; -e EDNS alone (what resolvers send since DNS Flag Day 2020).
   if (opts.dnssecOk) args.push('-D');
+  else if (opts.edns) args.push('-e');
   if (opts.qps) args.push('-Q', String(Math.round(opts.qps)));
   if (opts.verbose) args.push('-v');
   return new Promise((resolve, reject) => {

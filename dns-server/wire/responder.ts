@@ -359,13 +359,14 @@ function inZone(q: Query, z: ServedZone): boolean {
 }
 
 /**
- * Copies src[from, to) to dst at `at`. Answers are tens to hundreds of octets: a loop the JIT
- * compiles in place costs less than Buffer#copy's checks and call into C++ (about 3 % of the
- * batched path), and unlike `set(subarray())` it allocates no view (a signed answer's copy was
- * 1 % of a DO=1 profile in that allocation alone).
+ * Copies src[from, to) to dst at `at`. Measured on Node 24 (a loop of 2 to 4 million copies):
+ * Buffer#copy costs about 36 ns whatever the length, a loop the JIT compiles in place about
+ * 1.3 ns an octet; a question is tens of octets, an answer 80 (DO=0) to 300 (DO=1, signed). Neither
+ * allocates, unlike `set(subarray())`.
  */
-function copy(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): void {
-  for (let i = from; i < to; i++) dst[at++] = src[i]!;
+function copy(src: Buffer, from: number, to: number, dst: Buffer, at: number): void {
+  if (to - from < 24) for (let i = from; i < to; i++) dst[at++] = src[i]!;
+  else src.copy(dst, at, from, to);
 }
 
 function u16(b: Uint8Array, at: number): number {
