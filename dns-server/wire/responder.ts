@@ -99,7 +99,16 @@ export class Responder {
       slots: z.slots,
       nxdomain: z.nxdomain,
       cuts: z.cuts ? new Map([...z.cuts].map((i) => [i, z.slots[i * SLOT_COUNT]!])) : NO_CUTS,
-      dnssec: z.dnssec,
+      // A literal of one shape, not the object as postMessage rebuilt it: the DO=1 path reads its fields per query.
+      dnssec: z.dnssec && {
+        slots: z.dnssec.slots,
+        nxdomain: z.dnssec.nxdomain,
+        canonical: z.dnssec.canonical,
+        canonicalAt: z.dnssec.canonicalAt,
+        proofs: z.dnssec.proofs,
+        wildcardCover: z.dnssec.wildcardCover,
+        ownRank: z.dnssec.ownRank,
+      },
     }));
     this.arena = Buffer.from(data.arena.buffer, data.arena.byteOffset, data.arena.byteLength);
     this.draws = data.draws;
