@@ -232,10 +232,7 @@ async function main(): Promise<void> {
     const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
     const loads: string[] = [];
     for (let run = 0; run < runs; run++) {
-      for (const s of sides)
-        qps
-          .get(s.label)!
-          .push((await dnsperf(s.port, load.queryFile, seconds, s)).qps);
+      for (const s of sides) qps.get(s.label)!.push((await dnsperf(s.port, load.queryFile, seconds, s)).qps);
       loads.push(loadAverage());
     }
     const plain = qps.get('dns-server unsigned, DO=0')!;
