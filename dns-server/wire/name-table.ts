@@ -152,15 +152,8 @@ export class NameTable {
     count: number,
     apexLabels: number,
   ): number {
-    this.hashSuffixes(name, starts, count);
-    const exact = this.find(finish(suffixHashes[0]!), name, 0, length);
-    if (exact >= 0) return exact;
-    for (let k = 1; k <= count - apexLabels; k++) {
-      const from = starts[k]!;
-      const encloser = this.find(finish(suffixHashes[k]!), name, from, length - from);
-      if (encloser >= 0) return this.wildcardOf[encloser]! - 1;
-    }
-    return -1;
+    const found = this.existingOrEncloser(name, length, starts, count, apexLabels);
+    return found >= 0 ? found : this.wildcardOf[NOT_FOUND - found]! - 1;
   }
 
   /**
