@@ -179,9 +179,9 @@ async function runPods(once: boolean, failover: boolean): Promise<number> {
     throw err;
   }
   try {
-    // The README's command as typed: no curl flags.
+    // Shown as the README types it; run with -sS, as the pod's log holds curl's stderr too (its progress meter).
     const args = w.curlArgs('kuard-test', []);
-    const response = await w.curlFromClusterB('kuard-test', []);
+    const response = await w.curlFromClusterB('kuard-test', ['-sS']);
     const b = w.kubectl('cluster-b');
     process.stdout.write(`\n$ ${b.line(args)}\n${response}\n`);
     if (w.failoverTimes) process.stdout.write(failoverLine(w.failoverTimes, 'scaled to 0', 'scaled back'));

@@ -193,9 +193,13 @@ export class PodWalkthrough {
     return eventually(
       async () => {
         const pod = `kuard-shared-${n++}`;
-        const args = this.curlArgs(pod, ['-sS', '--max-time', '5', '-w', '\\nremote %{remote_ip}\\n']);
-        args[args.length - 1] = `http://${KUARD_SHARED_NAME}`;
-        const out = await this.kubectl('cluster-b').run(args);
+        const out = await this.curlInClusterB(pod, `http://${KUARD_SHARED_NAME}`, [
+          '-sS',
+          '--max-time',
+          '5',
+          '-w',
+          '\\nremote %{remote_ip}\\n',
+        ]);
         if (!out.includes('kuard: hello from') || !out.includes(`remote ${want}`))
           throw new Error(`not answered by ${cluster}'s kuard (${want}): ${out}`);
         return out;
@@ -368,21 +372,28 @@ export class PodWalkthrough {
     ];
   }
 
-  /** Runs that curl in cluster-b; its output, or an error unless kuard answered for the name. */
+  /** Curl in a pod of cluster-b, run to its end; what it printed (stdout and stderr), or why it failed. */
+  async curlInClusterB(pod: string, url: string, curlFlags = ['-sS', '--max-time', '5']): Promise<string> {
+    const { phase, log } = await this.kubectl('cluster-b').runToCompletion(pod, [
+      `--image=${this.ref('curl')}`,
+      '--',
+      'curl',
+      ...curlFlags,
+      url,
+    ]);
+    if (phase !== 'Succeeded') throw new Error(`curl ${url} in cluster-b failed: ${log.trim()}`);
+    return log;
+  }
+
+  /**
+   * The README's curl in cluster-b (as a pod whose log is read: see Kubectl.runToCompletion); its
+   * output, or an error unless kuard answered for the name.
+   */
   async curlFromClusterB(pod: string, curlFlags?: string[]): Promise<string> {
-    const b = this.kubectl('cluster-b');
-    try {
-      const out = await b.run(this.curlArgs(pod, curlFlags));
-      if (!out.includes('kuard: hello from') || !out.includes(`(${KUARD_NAME}/)`))
-        throw new Error(`no answer from kuard: ${out}`);
-      return out;
-    } catch (err) {
-      // A kubectl that timed out leaves its pod, and the next try of that name would fail on it.
-      await b.run(['delete', 'pod', pod, '--ignore-not-found', '--wait=true']).catch((cleanup: unknown) => {
-        (err as Error).message += `\n(deleting pod ${pod} failed too: ${(cleanup as Error).message})`;
-      });
-      throw err;
-    }
+    const out = await this.curlInClusterB(pod, `http://${KUARD_NAME}`, curlFlags);
+    if (!out.includes('kuard: hello from') || !out.includes(`(${KUARD_NAME}/)`))
+      throw new Error(`no answer from kuard: ${out}`);
+    return out;
   }
 
   /** Stops the environment (its nodes: containers, mounts, network namespaces, links); keeps the logs if asked. */

@@ -425,9 +425,7 @@ describe('the walkthrough with real pods', () => {
       // A pod of cluster-b reaches kuard by the shared name through CoreDNS: cluster-b's own now.
       await eventually(
         async () => {
-          const out = await w
-            .kubectl('cluster-b')
-            .run([...w.curlArgs('kuard-failover-test').slice(0, -1), `http://${shared}`]);
+          const out = await w.curlInClusterB('kuard-failover-test', `http://${shared}`);
           if (!out.includes('kuard: hello from')) throw new Error(`no answer from kuard: ${out}`);
         },
         60_000,
