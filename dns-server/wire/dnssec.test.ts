@@ -2,6 +2,7 @@ import dnsPacket from 'dns-packet';
 import { probeTargetId, type DNSRecord } from '../../api/index.js';
 import { generateKeyPem, parseKey } from '../dnssec/key.js';
 import { SignatureCache } from '../dnssec/rrsig.js';
+import { SignedZone } from '../dnssec/signed-zone.js';
 import { compileZones } from '../zone/compile.js';
 import {
   EXAMPLE_RECORDS,
@@ -239,5 +240,47 @@ describe('a signed zone', () => {
     // A new name: its RRset and NSEC, and the NSEC before it (its next name changed).
     responder(signing(cache), undefined, [{ name: 'new.xcc.test', type: 'A', values: ['10.9.9.9'] }]);
     expect(cache.made).toBe(3);
+  });
+
+  it('proves a name that does not exist with the NSEC that covers it, under every name of the zone', () => {
+    // The reference: the chain's own binary search over whole names (SignedZone), made at build time.
+    const chain = new SignedZone(zones()[0]!, KEY, new SignatureCache(), NOW).chain;
+    const names = [...zones()[0]!.nodes.keys()];
+    const r = responder(signing());
+    // Labels around every child's (one octet more or less, and the ordering edges: "!" and "+"
+    // either side of "*", digits, "-", "~", upper case, which the query may use).
+    let asked = 0;
+    for (const encloser of names) {
+      const children = names.filter(
+        (n) => n.endsWith(`.${encloser}`) && !n.slice(0, -encloser.length - 1).includes('.'),
+      );
+      const own = children.map((c) => c.slice(0, c.indexOf('.')));
+      const labels = [
+        '!',
+        '+',
+        '*a',
+        '0',
+        '-',
+        'a',
+        'aa',
+        'm',
+        'zz',
+        '~',
+        'Q',
+        ...own.flatMap((l) => [`${l}x`, l.slice(0, -1), `${l}-`]),
+      ];
+      for (const label of labels) {
+        const name = `${label}.${encloser}`;
+        if (label === '' || names.includes(name.toLowerCase()) || label === '*') continue;
+        const { packet } = ask(r, query(name, 'A', { do: true }));
+        const nsecs = (packet.authorities ?? []).filter((a) => a.type === 'NSEC').map((a) => a.name);
+        expect({ name, nsecs }).toEqual({
+          name,
+          nsecs: expect.arrayContaining([chain.names[chain.covering(name.toLowerCase())]]),
+        });
+        asked++;
+      }
+    }
+    expect(asked).toBeGreaterThan(200);
   });
 });

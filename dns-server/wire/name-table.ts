@@ -157,6 +157,12 @@ export class NameTable {
   }
 
   /**
+   * After existingOrEncloser found an encloser: the query's label at which it starts (the label
+   * right below it is one less). A field, not a second return value, so the hot path makes no object.
+   */
+  encloserLabel = 0;
+
+  /**
    * The index of the query name if it exists; else NOT_FOUND - the index of its closest encloser
    * (RFC 4592 section 3.3.1), its nearest existing ancestor, which the apex makes sure of. One pass
    * over the name, as closestMatch (the parameters are its).
@@ -174,7 +180,10 @@ export class NameTable {
     for (let k = 1; k <= count - apexLabels; k++) {
       const from = starts[k]!;
       const encloser = this.find(finish(suffixHashes[k]!), name, from, length - from);
-      if (encloser >= 0) return NOT_FOUND - encloser;
+      if (encloser >= 0) {
+        this.encloserLabel = k;
+        return NOT_FOUND - encloser;
+      }
     }
     return NOT_FOUND;
   }

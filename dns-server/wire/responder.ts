@@ -17,7 +17,7 @@ import {
   type ServedData,
   type ZoneSigning,
 } from './served.js';
-import type { SignedZoneData } from './signed.js';
+import type { CoverBelow, SignedZoneData } from './signed.js';
 
 export interface ResponderOptions {
   /** Largest UDP response whatever the client offers (RFC 6891 section 6.2.5; 1232 by DNS Flag Day 2020). */
@@ -103,8 +103,13 @@ export class Responder {
       dnssec: z.dnssec && {
         slots: z.dnssec.slots,
         nxdomain: z.dnssec.nxdomain,
-        canonical: z.dnssec.canonical,
-        canonicalAt: z.dnssec.canonicalAt,
+        cover: {
+          childrenOf: z.dnssec.cover.childrenOf,
+          labels: z.dnssec.cover.labels,
+          labelAt: z.dnssec.cover.labelAt,
+          last: z.dnssec.cover.last,
+          before: z.dnssec.cover.before,
+        },
         proofs: z.dnssec.proofs,
         wildcardCover: z.dnssec.wildcardCover,
         ownRank: z.dnssec.ownRank,
@@ -196,9 +201,9 @@ export class Responder {
 
   /**
    * A query with DO to a signed zone (ADR 0106): the signed answer of the same slot, and for a name
-   * that does not exist (NXDOMAIN, or a wildcard's answer) the NSECs that cover it, found by a binary
-   * search over the chain's canonical names on the query's wire bytes; nothing is signed here, and
-   * no string is made.
+   * that does not exist (NXDOMAIN, or a wildcard's answer) the NSECs that cover it, found by its
+   * label below its closest encloser among that encloser's children (coverBelow); nothing is signed
+   * here, and no string is made.
    */
   private respondSigned(
     msg: Buffer,
@@ -220,7 +225,7 @@ export class Responder {
     if (index < 0) {
       const encloser = NOT_FOUND - index;
       index = served.table.wildcardChildOf(encloser);
-      covering = coveringRank(d.canonical, d.canonicalAt, q);
+      covering = coverBelow(d.cover, encloser, q.name, q.labelStarts[served.table.encloserLabel - 1]!);
       // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
       if (index < 0) wildcardRank = d.wildcardCover[encloser]!;
     }
@@ -315,41 +320,35 @@ export class Responder {
 }
 
 /**
- * The rank of the NSEC that covers the query name (or is its own): the largest rank whose name is
- * at most the query's in canonical order (RFC 4034 section 6.1), compared label by label from the
- * rightmost on the query's lower-case wire bytes; the apex, rank 0, is at most every name of the zone.
+ * The chain rank of the NSEC that covers a name that does not exist (CoverBelow in signed.ts): the
+ * last of the greatest child label of its closest encloser below the name's label there, found by
+ * a binary search over that encloser's children alone, comparing one label (RFC 4034 section 6.1:
+ * as octets in lower case, a shorter label first when it is a prefix).
+ * @param label where the query's label right below the encloser starts in `name` (its length octet)
  */
-function coveringRank(keys: Uint8Array, at: Uint32Array, q: Query): number {
-  let lo = 0;
-  let hi = at.length - 2;
+function coverBelow(c: CoverBelow, encloser: number, name: Uint8Array, label: number): number {
+  let lo = c.childrenOf[encloser]!;
+  let hi = c.childrenOf[encloser + 1]!;
+  // The first child whose label is greater than the query's: the one before it covers.
   while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (compareWithQuery(keys, at[mid]!, at[mid + 1]!, q) <= 0) lo = mid;
-    else hi = mid - 1;
+    const mid = (lo + hi) >> 1;
+    if (labelAfter(c.labels, c.labelAt[mid]!, name, label)) hi = mid;
+    else lo = mid + 1;
   }
-  return lo;
+  return lo === c.childrenOf[encloser] ? c.before[encloser]! : c.last[lo - 1]!;
 }
 
-/** ../dnssec/wire.ts compareCanonical of keys[from, to) and the query name. */
-function compareWithQuery(keys: Uint8Array, from: number, to: number, q: Query): number {
-  const name = q.name;
-  const starts = q.labelStarts;
-  let i = from;
-  for (let label = q.labelCount - 1; ; label--) {
-    if (i === to) return label < 0 ? 0 : -1;
-    if (label < 0) return 1;
-    const lk = keys[i]!;
-    const s = starts[label]!;
-    const lq = name[s]!;
-    const n = lk < lq ? lk : lq;
-    for (let k = 1; k <= n; k++) {
-      const a = keys[i + k]!;
-      const b = name[s + k]!;
-      if (a !== b) return a < b ? -1 : 1;
-    }
-    if (lk !== lq) return lk < lq ? -1 : 1;
-    i += 1 + lk;
+/** True if the label at labels[at] sorts after the query's label at name[label]. */
+function labelAfter(labels: Uint8Array, at: number, name: Uint8Array, label: number): boolean {
+  const lk = labels[at]!;
+  const lq = name[label]!;
+  const n = lk < lq ? lk : lq;
+  for (let k = 1; k <= n; k++) {
+    const a = labels[at + k]!;
+    const b = name[label + k]!;
+    if (a !== b) return a > b;
   }
+  return lk > lq;
 }
 
 /**

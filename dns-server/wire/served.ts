@@ -85,8 +85,11 @@ export function transferList(data: ServedData): ArrayBuffer[] {
             z.dnssec.proofs.buffer,
             z.dnssec.wildcardCover.buffer,
             z.dnssec.ownRank.buffer,
-            z.dnssec.canonical.buffer,
-            z.dnssec.canonicalAt.buffer,
+            z.dnssec.cover.childrenOf.buffer,
+            z.dnssec.cover.labels.buffer,
+            z.dnssec.cover.labelAt.buffer,
+            z.dnssec.cover.last.buffer,
+            z.dnssec.cover.before.buffer,
           ]
         : []
       ).map((b) => b as ArrayBuffer),

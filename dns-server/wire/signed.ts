@@ -2,8 +2,11 @@
 // and in the same layout: for each name, an arena offset per query-type slot.
 // What depends on the query name alone (the NSEC that covers a name that does
 // not exist) is one piece per NSEC of the chain, also encoded here; the
-// responder picks it by a binary search over the chain's canonical keys.
+// responder picks it by the one label of the name below its closest encloser
+// (coverBelow).
 import type { SignedZone } from '../dnssec/signed-zone.js';
+import { canonicalLabels, compareCanonical } from '../dnssec/wire.js';
+import { parentName } from '../zone/name.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Answer, type ZoneNode } from '../zone/zone.js';
 import { encodeTemplate, type Template } from './template.js';
@@ -15,10 +18,8 @@ export interface SignedZoneData {
   slots: Uint32Array;
   /** The signed NXDOMAIN (SOA and its RRSIG); the query's NSECs are added per query. */
   nxdomain: number;
-  /** The NSEC chain's names by rank as ../dnssec/wire.ts canonicalLabels, back to back. */
-  canonical: Uint8Array;
-  /** Where rank r's name is in `canonical`: [canonicalAt[r], canonicalAt[r + 1]). */
-  canonicalAt: Uint32Array;
+  /** Which NSEC covers a name below each name of the zone: see CoverBelow. */
+  cover: CoverBelow;
   /** Arena offset of each NSEC (and its RRSIG) by chain rank, as a template of two authority records. */
   proofs: Uint32Array;
   /** For name i, the chain rank of the NSEC that covers "*.<name i>" (NXDOMAIN below name i). */
@@ -28,6 +29,28 @@ export interface SignedZoneData {
 }
 
 export const NO_RANK = 0xffffffff;
+
+/**
+ * For a name that does not exist, the NSEC that covers it (RFC 4035 section 3.1.3.2) is decided by
+ * its closest encloser E and the one label L of the name right below E: every name of the zone
+ * below E starts, below E, with a label of one of E's children, none L (else that child would be
+ * the encloser). In canonical order (RFC 4034 section 6.1) E's subtree follows E, child by child:
+ * the covering NSEC is the last of the subtree of the greatest child label below L, or, when L
+ * sorts before them all, E's own (or, for an empty non-terminal, the one that covers E).
+ * The responder compares L with E's child labels alone, never whole names.
+ */
+export interface CoverBelow {
+  /** Name i's children are [childrenOf[i], childrenOf[i + 1]) of the arrays below, in canonical order of their labels. */
+  childrenOf: Uint32Array;
+  /** Each child's own label (length octet, then its octets in lower case), back to back. */
+  labels: Uint8Array;
+  /** Where child j's label is in `labels`. */
+  labelAt: Uint32Array;
+  /** The chain rank of the last NSEC in child j's subtree. */
+  last: Uint32Array;
+  /** For name i, the chain rank that covers a name below it sorting before all its children. */
+  before: Uint32Array;
+}
 
 type Add = (t: Template) => number;
 
@@ -91,11 +114,49 @@ export function encodeSignedZone(
     });
     i++;
   }
-  const canonicalAt = new Uint32Array(signed.chain.keys.length + 1);
-  signed.chain.keys.forEach((k, r) => (canonicalAt[r + 1] = canonicalAt[r]! + k.length));
-  const canonical = new Uint8Array(canonicalAt[signed.chain.keys.length]!);
-  signed.chain.keys.forEach((k, r) => canonical.set(k, canonicalAt[r]!));
-  return { slots, nxdomain, canonical, canonicalAt, proofs, wildcardCover, ownRank };
+  return { slots, nxdomain, cover: coverBelow(signed, ownRank), proofs, wildcardCover, ownRank };
+}
+
+/** CoverBelow of the zone, its names in the name table's order (the zone's). */
+function coverBelow(signed: SignedZone, ownRank: Uint32Array): CoverBelow {
+  const names = [...signed.zone.nodes.keys()];
+  const index = new Map(names.map((n, i) => [n, i]));
+  const keys = names.map((n) => canonicalLabels(n));
+  const apex = index.get(signed.zone.name)!;
+  // A zone holds every ancestor of its names down to the apex (empty non-terminals included).
+  const parent = names.map((n, i) => (i === apex ? -1 : index.get(parentName(n))!));
+  const children: number[][] = names.map(() => []);
+  parent.forEach((p, i) => p >= 0 && children[p]!.push(i));
+  // Subtrees are contiguous in canonical order: the last NSEC of one is the greatest rank in it.
+  const greatest = Int32Array.from(ownRank, (r) => (r === NO_RANK ? -1 : r));
+  for (let i = 0; i < names.length; i++)
+    for (let a = parent[i]!; a >= 0 && greatest[i]! >= 0; a = parent[a]!)
+      if (greatest[i]! > greatest[a]!) greatest[a] = greatest[i]!;
+  const before = Uint32Array.from(names, (n, i) =>
+    ownRank[i] !== NO_RANK ? ownRank[i]! : signed.chain.covering(n),
+  );
+  const childrenOf = new Uint32Array(names.length + 1);
+  const order: number[] = [];
+  const last: number[] = [];
+  children.forEach((c, i) => {
+    c.sort((x, y) => compareCanonical(keys[x]!, keys[y]!));
+    // What covers a name after child c: the last NSEC of the subtrees up to c's.
+    let covering = before[i]!;
+    for (const child of c) last.push((covering = greatest[child]! >= 0 ? greatest[child]! : covering));
+    order.push(...c);
+    childrenOf[i + 1] = childrenOf[i]! + c.length;
+  });
+  const labelAt = new Uint32Array(order.length + 1);
+  order.forEach((c, j) => (labelAt[j + 1] = labelAt[j]! + keys[c]!.length - keys[parent[c]!]!.length));
+  const labels = new Uint8Array(labelAt[order.length]!);
+  order.forEach((c, j) => labels.set(keys[c]!.subarray(keys[parent[c]!]!.length), labelAt[j]!));
+  return {
+    childrenOf,
+    labels,
+    labelAt,
+    last: Uint32Array.from(last),
+    before,
+  };
 }
 
 function signedTemplate(
