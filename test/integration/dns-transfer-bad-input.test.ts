@@ -8,15 +8,13 @@
 // given back); a storm of transfers (bounded; the rest SERVFAIL, queries answered).
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import dnsPacket from 'dns-packet';
-import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { dig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import { sumMetric } from '../support/metrics.js';
-import { freePortOn, keyFileText, newKey } from '../support/secondaries.js';
+import { newKey } from '../support/secondaries.js';
 import { transfer, transferRequest } from '../support/transfer-client.js';
+import { startTsigPrimary, type TsigPrimary } from '../support/tsig-primary.js';
 
 const ZONE = 'bad.test';
 const PRIMARY = '127.43.2.1';
@@ -27,25 +25,17 @@ const RECORDS = 20_000;
 
 describe('bad input to zone transfers', () => {
   const key = newKey('bad-key');
-  let dir: string;
-  let server: DnsProcess;
+  let primary: TsigPrimary | undefined;
   let port: number;
   let serial: number;
 
   async function metric(name: string, labels: Record<string, string>): Promise<number> {
-    return sumMetric(
-      await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text(),
-      name,
-      labels,
-    );
+    return sumMetric(await primary!.metrics(), name, labels);
   }
 
-  async function servedSerial(): Promise<number> {
-    return Number((await dig(port, ['+short', ZONE, 'SOA'], PRIMARY)).stdout.trim().split(/\s+/)[2]);
-  }
+  const servedSerial = () => primary!.servedSerial();
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-transfer-bad-'));
     // In documents of 1,000 records, as the operator writes record sets.
     const documents = Array.from({ length: RECORDS / 1000 }, (_, d) => {
       const records = Array.from({ length: 1000 }, (_, j) => {
@@ -54,39 +44,22 @@ describe('bad input to zone transfers', () => {
       });
       return `apiVersion: connectivity.tanzu.vmware.com/v1alpha1\nkind: DNSRecordSet\nmetadata: {name: many-${d}, namespace: capi-dns}\nspec:\n  records:\n${records.join('\n')}\n`;
     });
-    writeFileSync(path.join(dir, 'records.yaml'), documents.join('---\n'));
-    writeFileSync(path.join(dir, 'key.conf'), keyFileText(key));
-    port = await freePortOn(PRIMARY);
-    server = await startDnsServer(
-      [
-        '--listen',
-        `${PRIMARY}:${port}`,
-        '--zone',
-        ZONE,
-        '--records-file',
-        path.join(dir, 'records.yaml'),
-        '--tsig-key-file',
-        path.join(dir, 'key.conf'),
-        // A port nobody listens on: its NOTIFYs go unanswered, which is not what is tested here.
-        '--transfer-secondary',
-        `${LISTED}:9`,
-        '--transfer-max-concurrent',
-        '3',
-        '--tcp-idle-timeout',
-        '1s',
-      ],
-      { health: true },
-    );
-    await eventually(
-      async () => expect((await dig(port, ['+short', `h19999.${ZONE}`], PRIMARY)).stdout).toMatch(/10\./),
-      20_000,
-    );
+    primary = await startTsigPrimary({
+      zone: ZONE,
+      address: PRIMARY,
+      key,
+      records: documents.join('---\n'),
+      // A port nobody listens on: its NOTIFYs go unanswered, which is not what is tested here.
+      secondaries: [`${LISTED}:9`],
+      args: ['--transfer-max-concurrent', '3', '--tcp-idle-timeout', '1s'],
+      waitFor: `h${RECORDS - 1}.${ZONE}`,
+    });
+    port = primary.port;
     serial = await servedSerial();
   });
 
   afterAll(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await primary?.stop();
   });
 
   afterEach(async () => {
@@ -107,7 +80,7 @@ describe('bad input to zone transfers', () => {
       PRIMARY,
     );
     expect(d.stdout).toMatch(/BADSIG/);
-    expect(server.logs()).toMatch(/"zone transfer refused".*|"reason":"TSIG BADSIG"/);
+    expect(primary!.server.logs()).toMatch(/"zone transfer refused".*|"reason":"TSIG BADSIG"/);
   });
 
   it('an unknown key: NOTAUTH with BADKEY', async () => {
@@ -123,7 +96,7 @@ describe('bad input to zone transfers', () => {
   it('no TSIG, or a client not listed: REFUSED, and logged', async () => {
     expect((await transfer({ ...ask, port })).rcode).toBe('REFUSED');
     expect((await transfer({ ...ask, port, key, source: NOT_LISTED })).rcode).toBe('REFUSED');
-    await eventually(async () => expect(server.logs()).toMatch(/"zone transfer refused"/), 5000);
+    await eventually(async () => expect(primary!.server.logs()).toMatch(/"zone transfer refused"/), 5000);
     expect(
       await metric('capi_dns_server_transfers_total', { zone: ZONE, result: 'refused' }),
     ).toBeGreaterThanOrEqual(1);

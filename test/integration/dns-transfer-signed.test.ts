@@ -3,14 +3,12 @@
 // dnssec-verify and ldns-verify-zone check the whole zone (DNSKEY, every RRSIG,
 // the NSEC chain), not our own code.
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startDnsServer, type DnsProcess } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
-import { freePortOn, keyFileText, newKey } from '../support/secondaries.js';
+import { newKey } from '../support/secondaries.js';
+import { startTsigPrimary, type TsigPrimary } from '../support/tsig-primary.js';
 
 const run = promisify(execFile);
 const ZONE = 'signed-xfr.test';
@@ -20,18 +18,16 @@ const SECONDARY = '127.43.2.2';
 
 describe('a signed zone by AXFR', () => {
   const tsig = newKey('signed-xfr-key.');
-  let dir: string;
-  let server: DnsProcess;
-  let port: number;
+  let primary: TsigPrimary | undefined;
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-signed-xfr-'));
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    writeFileSync(path.join(dir, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
-    writeFileSync(path.join(dir, 'tsig.conf'), keyFileText(tsig));
-    writeFileSync(
-      path.join(dir, 'records.yaml'),
-      `apiVersion: connectivity.tanzu.vmware.com/v1alpha1
+    primary = await startTsigPrimary({
+      zone: ZONE,
+      address: PRIMARY,
+      key: tsig,
+      dnssec: true,
+      secondaries: [`${SECONDARY}:53`],
+      records: `apiVersion: connectivity.tanzu.vmware.com/v1alpha1
 kind: DNSRecordSet
 metadata: {name: apps, namespace: capi-dns}
 spec:
@@ -42,39 +38,21 @@ spec:
   - {name: "alias.${ZONE}", type: CNAME, values: ["www.${ZONE}"]}
   - {name: "deep.empty.${ZONE}", type: AAAA, values: ["2001:db8::1"]}
 `,
-    );
-    port = await freePortOn(PRIMARY);
-    server = await startDnsServer(
-      [
-        '--listen',
-        `${PRIMARY}:${port}`,
-        '--zone',
-        ZONE,
-        '--records-file',
-        path.join(dir, 'records.yaml'),
-        '--dnssec-key',
-        `${ZONE}=${path.join(dir, 'key.pem')}`,
-        '--tsig-key-file',
-        path.join(dir, 'tsig.conf'),
-        '--transfer-secondary',
-        `${SECONDARY}:53`,
-      ],
-      { health: true },
-    );
+    });
   });
 
   afterAll(async () => {
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await primary?.stop();
   });
 
   it('hands out the DNSKEY, every RRSIG and the NSEC chain, which dnssec-verify and ldns-verify-zone accept', async () => {
-    const file = path.join(dir, 'zone.axfr');
+    // In the server's own folder, removed when it stops.
+    const file = path.join(primary!.server.dir, 'zone.axfr');
     await eventually(async () => {
       const axfr = await run('dig', [
         `@${PRIMARY}`,
         '-p',
-        String(port),
+        String(primary!.port),
         '-b',
         SECONDARY,
         '-y',

@@ -4,15 +4,12 @@
 // NOTIFY and IXFR. A zone larger than one message streams over several. A
 // failover decided by the dns-server's own probes (issue 33) reaches them
 // within the NOTIFY and transfer time.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { dig } from '../support/dns.js';
 import { eventually } from '../support/kube.js';
 import {
   freePortOn,
-  keyFileText,
   newKey,
   SECONDARY_KINDS,
   startSecondary,
@@ -20,6 +17,7 @@ import {
   type SecondaryKind,
 } from '../support/secondaries.js';
 import { recordLines, transfer } from '../support/transfer-client.js';
+import { startTsigPrimary, type TsigPrimary } from '../support/tsig-primary.js';
 
 const ZONE = 'xfr.test';
 const PRIMARY = '127.43.0.1';
@@ -62,9 +60,7 @@ ${Array.from({ length: BULK }, (_, i) => `  - {name: "h${i}.bulk.${ZONE}", type:
 
 describe('zone transfer to NSD, Knot and BIND', () => {
   const key = newKey('xfr-key.');
-  let dir: string;
-  let file: string;
-  let server: DnsProcess;
+  let primary: TsigPrimary | undefined;
   let port: number;
   const secondaries: Secondary[] = [];
   const gateways: net.Server[] = [];
@@ -77,28 +73,17 @@ describe('zone transfer to NSD, Knot and BIND', () => {
       await new Promise<void>((resolve) => gateway.listen(checkPort, address, resolve));
       gateways.push(gateway);
     }
-    dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-transfer-'));
-    file = path.join(dir, 'records.yaml');
-    writeFileSync(file, recordsYaml('10.0.0.1'));
-    writeFileSync(path.join(dir, 'key.conf'), keyFileText(key));
     const ports = Object.fromEntries(
       await Promise.all(SECONDARY_KINDS.map(async (k) => [k, await freePortOn(ADDRESSES[k])] as const)),
     ) as Record<SecondaryKind, number>;
-    port = await freePortOn(PRIMARY);
-    server = await startDnsServer(
-      [
-        '--listen',
-        `${PRIMARY}:${port}`,
-        '--zone',
-        ZONE,
-        '--records-file',
-        file,
-        '--tsig-key-file',
-        path.join(dir, 'key.conf'),
-        ...SECONDARY_KINDS.flatMap((k) => ['--transfer-secondary', `${ADDRESSES[k]}:${ports[k]}`]),
-      ],
-      { health: true },
-    );
+    primary = await startTsigPrimary({
+      zone: ZONE,
+      address: PRIMARY,
+      key,
+      records: recordsYaml('10.0.0.1'),
+      secondaries: SECONDARY_KINDS.map((k) => `${ADDRESSES[k]}:${ports[k]}`),
+    });
+    port = primary.port;
     for (const kind of SECONDARY_KINDS)
       secondaries.push(
         await startSecondary(kind, {
@@ -114,14 +99,10 @@ describe('zone transfer to NSD, Knot and BIND', () => {
   afterAll(async () => {
     for (const g of gateways) g.close();
     for (const s of secondaries) await s.stop();
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await primary?.stop();
   });
 
-  async function servedSerial(): Promise<number> {
-    const soa = await dig(port, ['+short', ZONE, 'SOA'], PRIMARY);
-    return Number(soa.stdout.trim().split(/\s+/)[2]);
-  }
+  const servedSerial = () => primary!.servedSerial();
 
   it('each secondary takes the whole zone by AXFR with TSIG and answers as we do', async () => {
     const serial = await servedSerial();
@@ -143,12 +124,12 @@ describe('zone transfer to NSD, Knot and BIND', () => {
         });
       }
     }
-    expect(server.logs()).toMatch(/"peer":"127\.43\.0\.2","type":"AXFR","result":"axfr"/);
+    expect(primary!.server.logs()).toMatch(/"peer":"127\.43\.0\.2","type":"AXFR","result":"axfr"/);
   });
 
   it('a change reaches every secondary through NOTIFY and IXFR', async () => {
     const before = await servedSerial();
-    writeFileSync(file, recordsYaml('10.0.0.2'));
+    writeFileSync(primary!.recordsFile, recordsYaml('10.0.0.2'));
     await eventually(async () => expect(await servedSerial()).not.toBe(before), 10_000);
     const after = await servedSerial();
     const began = Date.now();
@@ -161,12 +142,12 @@ describe('zone transfer to NSD, Knot and BIND', () => {
     // Well within a refresh (3,600 s): they were told.
     expect(Date.now() - began).toBeLessThan(10_000);
     for (const s of secondaries)
-      expect(server.logs()).toMatch(
+      expect(primary!.server.logs()).toMatch(
         new RegExp(
           `"peer":"${s.address.replaceAll('.', '\\.')}","type":"IXFR","result":"ixfr","serial":${after}`,
         ),
       );
-    const metrics = await (await fetch(`http://127.0.0.1:${server.healthPort}/metrics`)).text();
+    const metrics = await primary!.metrics();
     expect(metrics).toMatch(/capi_dns_server_transfers_total\{zone="xfr.test",result="ixfr"\} [3-9]/);
     for (const s of secondaries)
       expect(metrics).toContain(

@@ -8,88 +8,59 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
-import { DNSSEC_KEYS_SECRET, type DNSZone } from '../../api/index.js';
-import { ensureNamespace } from '../support/capi.js';
-import { apply, eventually } from '../support/kube.js';
-import { startOperator, type OperatorProcess } from '../support/operator.js';
-import { prepareClusters } from '../support/prepare.js';
-import { dig, startDnsServer, type DnsProcess } from '../support/dns.js';
+import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { DEFAULT_RECORDS_NAMESPACE, DNSSEC_KEYS_SECRET, GROUP, VERSION } from '../../api/index.js';
+import { eventually } from '../support/kube.js';
+import { dig } from '../support/dns.js';
 import { delv } from '../support/dnssec.js';
-import { TestEnv } from '../support/testenv.js';
+import { startDnsZoneWorld, type DnsZoneWorld } from '../support/dnszone-world.js';
 
 const ZONE = 'signed.corp.internal';
-const RECORDS = 'capi-dns';
-const ZONES = { group: 'connectivity.tanzu.vmware.com', version: 'v1alpha1', plural: 'dnszones' };
+const RECORDS = DEFAULT_RECORDS_NAMESPACE;
+const KEYS = 'capi-dns-system';
+const ZONES = { group: GROUP, version: VERSION, plural: 'dnszones' };
 
 describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs it', () => {
-  let env: TestEnv;
-  let op: OperatorProcess | undefined;
-  let dns: DnsProcess | undefined;
-  const management = () => env.kubeConfig('management');
-  const workload = () => env.kubeConfig('cluster-a');
-  const readZone = async () =>
-    (await management()
+  let world: DnsZoneWorld | undefined;
+  const w = () => world!;
+  const management = () => w().management();
+  const workload = () => w().workload();
+  const readZone = () => w().readZone('signed');
+  const patchZone = (spec: Record<string, unknown>) =>
+    management()
       .makeApiClient(CustomObjectsApi)
-      .getClusterCustomObject({ ...ZONES, name: 'signed' })) as DNSZone;
-  const servedDnskey = async () => (await dig(dns!.port, [ZONE, 'DNSKEY', '+tcp', '+short'])).stdout.trim();
+      .patchClusterCustomObject(
+        { ...ZONES, name: 'signed', body: { spec } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+  const servedDnskey = async () =>
+    (await dig(w().dns.port, [ZONE, 'DNSKEY', '+tcp', '+short'])).stdout.trim();
   /** delv with the DS as the zone's only trust anchor (static-ds, BIND 9.18). */
   const validates = async (ds: string, name: string) => {
-    const anchor = path.join(dns!.dir, `ds-anchor-${ds.split(' ')[0]}`);
+    const anchor = path.join(w().dns.dir, `ds-anchor-${ds.split(' ')[0]}`);
     const [tag, alg, digestType, digest] = ds.split(' ');
     writeFileSync(
       anchor,
       `trust-anchors {\n  ${ZONE}. static-ds ${tag} ${alg} ${digestType} "${digest}";\n};\n`,
     );
-    return delv(dns!.port, anchor, ZONE, name, 'A');
+    return delv(w().dns.port, anchor, ZONE, name, 'A');
   };
 
   beforeAll(async () => {
-    env = await TestEnv.start({ workloadClusters: ['cluster-a'] });
-    await prepareClusters(env, { namespace: 'team-a', workloads: ['cluster-a'], recordsNamespace: RECORDS });
-    await ensureNamespace(management(), 'capi-dns-system');
-    await apply(workload(), [
-      {
-        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
-        kind: 'DNSRecordSet',
-        metadata: { name: 'www', namespace: RECORDS },
-        spec: { records: [{ name: `www.${ZONE}`, type: 'A', values: ['10.0.7.1'] }] },
-      } as KubernetesObject,
-    ]);
-    dns = await startDnsServer([
-      '--zone',
-      'xcc.test',
-      '--kubeconfig',
-      env.cluster('cluster-a').kubeconfig,
-      '--resync',
-      '2s',
-    ]);
-    op = await startOperator(env.cluster('management').kubeconfig, ['--no-leader-elect']);
+    world = await startDnsZoneWorld({
+      keysNamespace: KEYS,
+      records: [{ name: `www.${ZONE}`, type: 'A', values: ['10.0.7.1'] }],
+    });
   }, 180_000);
 
   afterAll(async () => {
-    await op?.stop();
-    await dns?.stop();
-    await env?.stop();
+    await world?.stop();
   }, 60_000);
 
   let ds = '';
 
   it('generates the key, puts the DS in status.ds, and the dns-server answers DO queries that delv validates', async () => {
-    await apply(management(), [
-      {
-        apiVersion: 'connectivity.tanzu.vmware.com/v1alpha1',
-        kind: 'DNSZone',
-        metadata: { name: 'signed' },
-        spec: { zone: ZONE, dnssec: { enabled: true } },
-      } as KubernetesObject,
-    ]);
+    await w().applyZone('signed', { zone: ZONE, dnssec: { enabled: true } });
     const zone = await eventually(async () => {
       const z = await readZone();
       if (!z.status?.ds?.length) throw new Error(`no status.ds: ${JSON.stringify(z.status)}`);
@@ -104,7 +75,7 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
     // Generated once, on the management cluster, labelled with its DNSZone.
     const secret = await management()
       .makeApiClient(CoreV1Api)
-      .readNamespacedSecret({ namespace: 'capi-dns-system', name: 'signed-dnssec' });
+      .readNamespacedSecret({ namespace: KEYS, name: 'signed-dnssec' });
     expect(secret.metadata?.labels?.['connectivity.tanzu.vmware.com/dnszone']).toBe('signed');
     // Copied into the workload cluster's one key Secret.
     const copy = await workload()
@@ -118,11 +89,11 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
       return k;
     }, 30_000);
     // BIND computes the same DS from the DNSKEY the dns-server serves.
-    const keyFile = path.join(dns!.dir, 'dnskey.db');
+    const keyFile = path.join(w().dns.dir, 'dnskey.db');
     writeFileSync(keyFile, `${ZONE}. 3600 IN DNSKEY ${dnskey}\n`);
     const bind = execFileSync('dnssec-dsfromkey', ['-2', '-f', keyFile, ZONE], { encoding: 'utf8' });
     expect(bind.trim().split(/\s+/).slice(3).join(' ')).toBe(ds);
-    const signed = await dig(dns!.port, [`www.${ZONE}`, 'A', '+dnssec', '+tcp']);
+    const signed = await dig(w().dns.port, [`www.${ZONE}`, 'A', '+dnssec', '+tcp']);
     expect(signed.stdout).toContain('RRSIG');
     const r = await validates(ds, `www.${ZONE}`);
     expect(r.output).toContain('10.0.7.1');
@@ -132,40 +103,20 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
   });
 
   it('keeps the generated key across a restart of the operator: the same DS', async () => {
-    await op?.stop();
-    op = await startOperator(env.cluster('management').kubeconfig, ['--no-leader-elect']);
+    await w().restartOperator();
     await new Promise((r) => setTimeout(r, 3_000));
     expect((await readZone()).status?.ds).toEqual([ds]);
-    expect(op.logs.some((l) => l.includes('DNSSEC key generated'))).toBe(false);
+    expect(w().operator.logs.some((l) => l.includes('DNSSEC key generated'))).toBe(false);
   });
 
   it('a malformed key is refused in status; status.ds and the answers stay', async () => {
-    await apply(management(), [
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: 'bad-key', namespace: 'capi-dns-system' },
-        stringData: { 'key.pem': '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n' },
-      } as KubernetesObject,
-    ]);
+    await w().applyKeySecret('bad-key', {
+      'key.pem': '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n',
+    });
     const before = await servedDnskey();
-    await management()
-      .makeApiClient(CustomObjectsApi)
-      .patchClusterCustomObject(
-        {
-          ...ZONES,
-          name: 'signed',
-          body: { spec: { dnssec: { keySecretRef: { namespace: 'capi-dns-system', name: 'bad-key' } } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    const zone = await eventually(async () => {
-      const z = await readZone();
-      const c = z.status?.conditions?.find((c) => c.type === 'Signed');
-      if (c?.reason !== 'KeyInvalid') throw new Error(`Signed: ${JSON.stringify(c)}`);
-      return z;
-    }, 20_000);
-    expect(zone.status?.conditions?.find((c) => c.type === 'Signed')?.status).toBe('False');
+    await patchZone({ dnssec: { keySecretRef: { namespace: KEYS, name: 'bad-key' } } });
+    const { zone, condition } = await w().conditionReason('signed', 'Signed', 'KeyInvalid');
+    expect(condition.status).toBe('False');
     expect(zone.status?.ds).toEqual([ds]);
     // A few resyncs of the dns-server later, still signed with the key it had.
     await new Promise((r) => setTimeout(r, 5_000));
@@ -175,12 +126,7 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
   });
 
   it('signing turned off: no DS, the key Secret leaves the workload cluster, the zone is served unsigned', async () => {
-    await management()
-      .makeApiClient(CustomObjectsApi)
-      .patchClusterCustomObject(
-        { ...ZONES, name: 'signed', body: { spec: { dnssec: { enabled: false } } } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+    await patchZone({ dnssec: { enabled: false } });
     await eventually(async () => {
       const z = await readZone();
       if (z.status?.ds?.length || z.status?.conditions?.some((c) => c.type === 'Signed'))
@@ -195,6 +141,6 @@ describe('DNSZone spec.dnssec: the operator keys the zone, the dns-server signs 
     await eventually(async () => {
       if (await servedDnskey()) throw new Error('still serving a DNSKEY');
     }, 20_000);
-    expect((await dig(dns!.port, [`www.${ZONE}`, 'A', '+short'])).stdout.trim()).toBe('10.0.7.1');
+    expect((await dig(w().dns.port, [`www.${ZONE}`, 'A', '+short'])).stdout.trim()).toBe('10.0.7.1');
   });
 });
