@@ -32,6 +32,7 @@ import {
   loadAverage,
   machine,
   startBuild,
+  treeCpuSeconds,
   writeWorkload,
   ZONE,
   type ServerProcess,
@@ -219,20 +220,41 @@ async function main(): Promise<void> {
     processes.push(oursPlain);
     // DO=1 queries carry EDNS; DO=0 is asked both ways, with EDNS (as resolvers ask since DNS Flag
     // Day 2020) and without (the reference the issue names, "our unsigned qps").
-    const sides: { label: string; port: number; dnssecOk: boolean; edns?: boolean }[] = [
-      { label: 'NSD signed, DO=1', port: nsd.port, dnssecOk: true },
-      { label: 'dns-server signed, DO=1', port: oursSigned.port, dnssecOk: true },
-      { label: 'dns-server signed, DO=0', port: oursSigned.port, dnssecOk: false },
-      { label: 'dns-server unsigned, DO=0', port: oursPlain.port, dnssecOk: false },
-      { label: 'dns-server unsigned, EDNS DO=0', port: oursPlain.port, dnssecOk: false, edns: true },
-      { label: 'NSD signed, DO=0', port: nsd.port, dnssecOk: false },
-      { label: 'NSD signed, EDNS DO=0', port: nsd.port, dnssecOk: false, edns: true },
+    const side = (label: string, p: ServerProcess | DnsProcess, dnssecOk: boolean, edns?: boolean) => ({
+      label,
+      port: p.port,
+      pid: p.child.pid!,
+      dnssecOk,
+      ...(edns ? { edns } : {}),
+    });
+    const sides = [
+      side('NSD signed, DO=1', nsd, true),
+      side('dns-server signed, DO=1', oursSigned, true),
+      side('dns-server signed, DO=0', oursSigned, false),
+      side('dns-server unsigned, DO=0', oursPlain, false),
+      side('dns-server unsigned, EDNS DO=0', oursPlain, false, true),
+      side('NSD signed, DO=0', nsd, false),
+      side('NSD signed, EDNS DO=0', nsd, false, true),
     ];
     for (const s of sides) await dnsperf(s.port, load.queryFile, 1, s); // warm-up
     const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
+    // One dnsperf thread is this 2-core machine's bottleneck before a server is (its CPU share says
+    // so): the server's own CPU per answer is what compares the servers' cost.
+    const cpu = new Map<string, { usPerAnswer: number; share: number }[]>(sides.map((s) => [s.label, []]));
     const loads: string[] = [];
     for (let run = 0; run < runs; run++) {
-      for (const s of sides) qps.get(s.label)!.push((await dnsperf(s.port, load.queryFile, seconds, s)).qps);
+      for (const s of sides) {
+        const pid = s.pid;
+        const before = treeCpuSeconds(pid);
+        const r = await dnsperf(s.port, load.queryFile, seconds, s);
+        const used = treeCpuSeconds(pid) - before;
+        qps.get(s.label)!.push(r.qps);
+        cpu.get(s.label)!.push({
+          usPerAnswer: (used / r.completed) * 1e6,
+          // Over the sending time: dnsperf then waits up to 5 s for answers it counts as lost, the server idle.
+          share: used / seconds,
+        });
+      }
       loads.push(loadAverage());
     }
     const plain = qps.get('dns-server unsigned, DO=0')!;
@@ -243,6 +265,15 @@ async function main(): Promise<void> {
     for (const [label, xs] of qps)
       console.log(
         `  ${label.padEnd(31)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((q, i) => (q / plainEdns[i]!).toFixed(2)).join(', ')}`,
+      );
+    const plainCpu = cpu.get('dns-server unsigned, DO=0')!;
+    const plainEdnsCpu = cpu.get('dns-server unsigned, EDNS DO=0')!;
+    console.log(
+      "server CPU per answer, µs (user and system, the server's processes and threads; runs, × our unsigned's of the same round, without and with EDNS), and the server's share of one core:",
+    );
+    for (const [label, xs] of cpu)
+      console.log(
+        `  ${label.padEnd(31)} ${xs.map((c) => c.usPerAnswer.toFixed(2)).join(', ')}; × unsigned ${xs.map((c, i) => (c.usPerAnswer / plainCpu[i]!.usPerAnswer).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((c, i) => (c.usPerAnswer / plainEdnsCpu[i]!.usPerAnswer).toFixed(2)).join(', ')}; core ${xs.map((c) => `${(c.share * 100).toFixed(0)} %`).join(', ')}`,
       );
     console.log(`  ${loads.join('; ')}`);
     console.log('answer sizes (first 20,000 queries of the query file, in process):');
