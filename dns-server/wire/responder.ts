@@ -81,6 +81,8 @@ export class Responder {
   };
   /** Where the current response goes if it fits (the batched UDP path's output slot). */
   private into: Buffer | undefined;
+  /** Octets a UDP answer leaves free for the TSIG record signing appends (respondTsig); 0 otherwise. */
+  private tsigReserve = 0;
 
   constructor(private readonly opts: ResponderOptions) {}
 
@@ -129,7 +131,7 @@ export class Responder {
     const q = parseQuery(msg);
     this.outcome.zone = undefined;
     if (q.status === DROP) return this.result(undefined, undefined, -1);
-    if (q.tsigAt >= 0 && this.opts.signed) return this.respondTsig(msg, transport);
+    if (q.tsigAt >= 0 && this.opts.signed) return this.respondTsig(msg, transport, msg.length - q.tsigAt);
     if (q.status === ERROR)
       return this.result(
         errorResponse(msg, q.questionEnd, q.rcode, this.buffer(q.questionEnd)),
@@ -141,8 +143,8 @@ export class Responder {
       transport === 'tcp'
         ? TCP_MAX
         : q.edns
-          ? Math.min(Math.max(q.udpSize, NO_EDNS_UDP_MAX), this.opts.maxUdpSize)
-          : NO_EDNS_UDP_MAX;
+          ? Math.min(Math.max(q.udpSize, NO_EDNS_UDP_MAX), this.opts.maxUdpSize) - this.tsigReserve
+          : NO_EDNS_UDP_MAX - this.tsigReserve;
     // RFC 6891 section 6.1.3: we implement version 0 only.
     if (q.edns && q.ednsVersion !== 0) return this.finish(msg, q, -1, BADVERS, false, limit);
     // Zone transfers are not offered; other classes than IN (and ANY) are not served here.
@@ -185,15 +187,25 @@ export class Responder {
     return this.finish(msg, q, at, this.arena[at]!, true, limit);
   }
 
-  /** A query with TSIG: answered unsigned, then signed (never on the hot path: only secondaries sign). */
-  private respondTsig(msg: Buffer, transport: 'udp' | 'tcp'): Outcome {
+  /**
+   * A query with TSIG: answered unsigned, then signed (never on the hot path: only secondaries sign).
+   * Over UDP the answer leaves room for the TSIG record the signing appends, as long as the query's
+   * and 6 octets of other data (a BADTIME's time), so that the whole still fits what the client
+   * offered (else TC, and the client asks again over TCP).
+   */
+  private respondTsig(msg: Buffer, transport: 'udp' | 'tcp', tsigLength: number): Outcome {
     let qtype: number | undefined;
     let rcode = -1;
     let zone: string | undefined;
     const response = this.opts.signed!(msg, (unsigned) => {
-      const out = this.respond(unsigned, transport);
-      ({ qtype, rcode, zone } = out);
-      return out.response && Buffer.from(out.response.subarray(0, out.length));
+      this.tsigReserve = transport === 'udp' ? tsigLength + 6 : 0;
+      try {
+        const out = this.respond(unsigned, transport);
+        ({ qtype, rcode, zone } = out);
+        return out.response && Buffer.from(out.response.subarray(0, out.length));
+      } finally {
+        this.tsigReserve = 0;
+      }
     });
     this.outcome.zone = zone;
     return this.result(response, qtype, response ? response[3]! & 0x0f : rcode);
