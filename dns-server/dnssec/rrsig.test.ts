@@ -46,6 +46,8 @@ describe('the signature cache', () => {
     expect(cache.rrsig(KEY, 'xcc.test', 'h.xcc.test', A, 30, again, NOW + 60)).toBe(first);
     expect(cache.made).toBe(0);
     expect(cache.reused).toBe(1);
+    // The same key parsed again, as every build parses it.
+    expect(cache.rrsig(parseKey(PEM), 'xcc.test', 'h.xcc.test', A, 30, addresses, NOW + 60)).toBe(first);
   });
 
   it('signs again what differs in owner, type, TTL, data, signer or key, and what comes due', () => {
@@ -58,16 +60,26 @@ describe('the signature cache', () => {
       cache.rrsig(KEY, 'xcc.test', 'h.xcc.test', A, 30, addresses.slice(1), NOW),
       cache.rrsig(KEY, 'other.test', 'h.xcc.test', A, 30, addresses, NOW),
       cache.rrsig(parseKey(generateKeyPem()), 'xcc.test', 'h.xcc.test', A, 30, addresses, NOW),
+      // Another key with the same tag and algorithm (RFC 4034 appendix B: tags collide).
+      cache.rrsig(
+        { ...parseKey(generateKeyPem()), keyTag: KEY.keyTag },
+        'xcc.test',
+        'h.xcc.test',
+        A,
+        30,
+        addresses,
+        NOW,
+      ),
     ];
     for (const o of other) expect(o).not.toBe(base);
-    expect(cache.made).toBe(6);
+    expect(cache.made).toBe(7);
     const due = NOW + cache.validity.lifetimeSeconds - cache.validity.refreshSeconds;
     expect(cache.rrsig(KEY, 'xcc.test', 'h.xcc.test', A, 30, addresses, due)).not.toBe(base);
   });
 
   it('keys content so that no field can pass for another', () => {
     const key = (owner: string, type: number, data: RData[]) =>
-      contentKey(KEY, 'xcc.test', owner, type, 30, data);
+      contentKey(0, 'xcc.test', owner, type, 30, data);
     // The same text as octets and as a name; a name that holds the separators the key uses.
     expect(key('a.xcc.test', 16, [bytes(0x61)])).not.toBe(
       key('a.xcc.test', 16, [{ kind: 'name', target: 'a' }]),

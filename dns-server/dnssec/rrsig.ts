@@ -48,6 +48,8 @@ const KEEP_UNUSED_BUILDS = 8;
 export class SignatureCache {
   private readonly kept = new Map<string, Kept>();
   private build = 0;
+  private readonly keyIds = new WeakMap<ZoneKey, number>();
+  private readonly idByDnskey = new Map<string, number>();
   /** Of the last build: signatures made and reused, and the earliest expiration (Unix seconds). */
   made = 0;
   reused = 0;
@@ -87,7 +89,7 @@ export class SignatureCache {
     data: readonly RData[],
     now: number,
   ): Buffer {
-    const cacheKey = contentKey(key, signer, owner, type, originalTtl, data);
+    const cacheKey = contentKey(this.keyId(key), signer, owner, type, originalTtl, data);
     const known = this.kept.get(cacheKey);
     if (known && known.expiration - now > this.validity.refreshSeconds) {
       this.use(cacheKey, known, signer);
@@ -119,6 +121,22 @@ export class SignatureCache {
     return made.rdata;
   }
 
+  /**
+   * A number per public key seen: a key is parsed again for every build (a new object), and two
+   * keys can share a key tag (RFC 4034 appendix B), so the tag alone would let a rollover to a
+   * colliding key serve the old key's signatures.
+   */
+  private keyId(key: ZoneKey): number {
+    let id = this.keyIds.get(key);
+    if (id === undefined) {
+      const dnskey = key.dnskey.toString('base64');
+      id = this.idByDnskey.get(dnskey);
+      if (id === undefined) this.idByDnskey.set(dnskey, (id = this.idByDnskey.size));
+      this.keyIds.set(key, id);
+    }
+    return id;
+  }
+
   private use(cacheKey: string, kept: Kept, signer: string): void {
     kept.build = this.build;
     this.kept.set(cacheKey, kept);
@@ -135,14 +153,14 @@ export class SignatureCache {
  * Names are as the zone holds them (lower case, RFC 4034 section 6.2 already applied).
  */
 export function contentKey(
-  key: ZoneKey,
+  keyId: number,
   signer: string,
   owner: string,
   type: number,
   originalTtl: number,
   data: readonly RData[],
 ): string {
-  const head = `${key.keyTag}/${key.algorithm}/${signer.length}:${signer}/${owner.length}:${owner}/${type}/${originalTtl}`;
+  const head = `${keyId}/${signer.length}:${signer}/${owner.length}:${owner}/${type}/${originalTtl}`;
   if (data.length === 1) return `${head}/${rdataKey(data[0]!)}`;
   const rdatas = data.map(rdataKey).sort();
   let out = head;
