@@ -6,7 +6,7 @@
 // loads the YAML parser.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../runtime/log.js';
-import type { BuildReply, BuildRequest } from './messages.js';
+import { isHeapReport, type BuildReply, type BuildRequest, type BuildThreadMessage } from './messages.js';
 import type { ParseCache } from '../zone/compile.js';
 import type { SignatureCache } from '../dnssec/rrsig.js';
 import type { ParsedDocuments } from '../sources/records-file.js';
@@ -37,8 +37,9 @@ export function inProcessBuilder(): Builder {
  * and the warm one also keeps the parsed record sets (../zone/compile.ts ParseCache) and a records
  * file's parsed documents. Ending it when idle still returns its heap to the system between
  * bursts; `idleMs` 0 ends it after every build, and so does a live heap above MAX_WARM_HEAP_BYTES
- * after the build (worker.ts collects the build's garbage first; a zone of 20,000 records leaves
- * about 25 MB live): memory first, as ADR 0101 decided for the largest zones (ADR 0103).
+ * after the build (worker.ts collects the build's garbage first, after the reply, and reports the
+ * heap in a message of its own; a zone of 20,000 records leaves about 25 MB live): memory first, as
+ * ADR 0101 decided for the largest zones (ADR 0103).
  */
 /** Largest live heap a build thread may hold while it waits for the next build (see WorkerBuilder). */
 export const MAX_WARM_HEAP_BYTES = 64 * 2 ** 20;
@@ -115,15 +116,15 @@ export class WorkerBuilder {
         worker.off('error', onError);
         worker.off('exit', onExit);
       };
-      const onMessage = (reply: BuildReply) => {
+      const onMessage = (message: BuildThreadMessage) => {
+        // The heap report of the build before (startWorker's listener takes it), not this reply.
+        if (isHeapReport(message)) return;
         settle();
         worker.unref();
-        // A large zone's build leaves a heap of hundreds of megabytes that V8 is slow to give back
-        // (100,000 records: 300 MB after one build, 600 MB after three): such a thread is not kept.
-        const keep = (reply.workerHeapBytes ?? 0) <= MAX_WARM_HEAP_BYTES;
-        this.idle = setTimeout(() => void this.stop(), keep ? this.idleMs : 0);
+        // Kept until the heap report that follows says otherwise (onHeapReport).
+        this.idle = setTimeout(() => void this.stop(), this.idleMs);
         this.idle.unref();
-        resolve(reply);
+        resolve(message);
       };
       const onError = (err: Error & { code?: string }) => {
         settle();
@@ -160,7 +161,22 @@ export class WorkerBuilder {
       this.forget(worker);
     });
     worker.on('exit', () => this.forget(worker));
+    worker.on('message', (message: BuildThreadMessage) => {
+      if (isHeapReport(message)) this.onHeapReport(worker, message.workerHeapBytes);
+    });
     return worker;
+  }
+
+  /**
+   * A large zone's build leaves a heap of hundreds of megabytes that V8 is slow to give back
+   * (100,000 records: 300 MB after one build, 600 MB after three): such a thread is not kept, unless
+   * the next build already runs in it (it reports again after that one).
+   */
+  private onHeapReport(worker: Worker, heapBytes: number): void {
+    if (heapBytes <= MAX_WARM_HEAP_BYTES || this.building || this.worker !== worker) return;
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => void this.stop(), 0);
+    this.idle.unref();
   }
 
   /** A worker that failed is not used again; the next build starts another. */

@@ -52,6 +52,20 @@ export interface BuildReply {
   logs: LogEntry[];
   /** Per signed zone: the key tag, the DS and the earliest expiration of its signatures (Unix seconds). */
   signed?: { zone: string; keyTag: number; ds: string; expires: number; made: number; reused: number }[];
-  /** The build thread's heap after the build (set by worker.ts). */
-  workerHeapBytes?: number;
+}
+
+/**
+ * Build thread → main thread, after each BuildReply: the thread's heap once the build's garbage is
+ * collected (worker.ts). Sent after the reply so that the collection is not on the way of a change
+ * to the answers; the main thread decides on it whether to keep the thread (builder.ts).
+ */
+export interface HeapReport {
+  kind: 'heap';
+  workerHeapBytes: number;
+}
+
+export type BuildThreadMessage = BuildReply | HeapReport;
+
+export function isHeapReport(m: BuildThreadMessage): m is HeapReport {
+  return (m as Partial<HeapReport>).kind === 'heap';
 }

@@ -51,8 +51,27 @@ export function nsecRdata(next: string, types: Iterable<number>): Buffer {
   return Buffer.concat([nameWire(next), typeBitmaps(types)]);
 }
 
+/**
+ * Type bit maps by the types as a node lists them: a zone has few combinations, and every build
+ * makes an NSEC for each name (20,000 names: 20,000 bit maps, a few distinct ones).
+ */
+const bitmapsByTypes = new Map<string, Buffer>();
+const MAX_BITMAPS_KEPT = 1024;
+
 /** RFC 4034 section 4.1.2: per window of 256 types, the window, the octets used, the bits. */
 export function typeBitmaps(types: Iterable<number>): Buffer {
+  const list = [...types];
+  const key = list.join(',');
+  let bitmaps = bitmapsByTypes.get(key);
+  if (!bitmaps) {
+    bitmaps = bitmapsOf(list);
+    if (bitmapsByTypes.size >= MAX_BITMAPS_KEPT) bitmapsByTypes.clear();
+    bitmapsByTypes.set(key, bitmaps);
+  }
+  return bitmaps;
+}
+
+function bitmapsOf(types: readonly number[]): Buffer {
   const windows = new Map<number, Uint8Array>();
   for (const t of new Set([...types, DNSSEC_T.RRSIG, DNSSEC_T.NSEC])) {
     const w = t >> 8;

@@ -4,12 +4,12 @@
 // signing itself; the wire layer (../wire/served.ts) encodes what this returns
 // next to the unsigned answers.
 import { parentName } from '../zone/name.js';
-import type { RR, RRset } from '../zone/rr.js';
+import type { RData, RR, RRset } from '../zone/rr.js';
 import { RCODE, type Answer, type Zone } from '../zone/zone.js';
 import type { ZoneKey } from './key.js';
 import { NsecChain, nsecRdata } from './nsec.js';
 import type { SignatureCache } from './rrsig.js';
-import { DNSSEC_T, rdataWire, recordWire } from './wire.js';
+import { DNSSEC_T, recordWire } from './wire.js';
 
 const SOA = 6;
 const CNAME = 5;
@@ -25,6 +25,11 @@ export class SignedZone {
   /** Negative TTL (RFC 2308 section 5, RFC 9077): the NSEC records' TTL. */
   private readonly nsecTtl: number;
   private readonly pieces = new Map<number, Buffer>();
+  /**
+   * The RRSIG RDATA of each whole RRset of the zone, once signed: an RRset is in several answers
+   * (its type's, ANY's; the SOA in every NODATA), and each would look its signature up again.
+   */
+  private readonly setSignatures = new Map<RRset, Buffer>();
 
   /**
    * Adds the DNSKEY RRset at the apex and an NSEC RRset at every name with data to `zone`, so that
@@ -105,12 +110,17 @@ export class SignedZone {
     if (piece) return piece;
     const name = this.chain.names[rank]!;
     const nsec = this.zone.nodes.get(name)!.rrsets.get(DNSSEC_T.NSEC)!;
-    const rdata = Buffer.from((nsec.data[0] as { bytes: Uint8Array }).bytes);
-    const rrsig = this.rrsig(name, nsec.type, nsec.ttl, [rdata]);
-    piece = Buffer.concat([
-      recordWire(name, DNSSEC_T.NSEC, this.nsecTtl, rdata),
-      recordWire(name, DNSSEC_T.RRSIG, this.nsecTtl, rrsig),
-    ]);
+    const rrsig = this.rrsig(name, nsec.type, nsec.ttl, nsec.data);
+    // The same signature as a build before signs the same NSEC (owner, TTL, RDATA): its piece too.
+    piece = encodedProofs.get(rrsig);
+    if (!piece) {
+      const rdata = (nsec.data[0] as { bytes: Uint8Array }).bytes;
+      piece = Buffer.concat([
+        recordWire(name, DNSSEC_T.NSEC, this.nsecTtl, rdata),
+        recordWire(name, DNSSEC_T.RRSIG, this.nsecTtl, rrsig),
+      ]);
+      encodedProofs.set(rrsig, piece);
+    }
     this.pieces.set(rank, piece);
     return piece;
   }
@@ -137,12 +147,16 @@ export class SignedZone {
   private rrsigRecord(group: RR[], source: string): RR {
     const first = group[0]!;
     const set: RRset | undefined = this.zone.nodes.get(source)?.rrsets.get(first.type);
-    const rdata = this.rrsig(
-      source,
-      first.type,
-      set?.ttl ?? first.ttl,
-      group.map((rr) => rdataWire(rr.data)),
-    );
+    let rdata = set && isWhole(group, set) ? this.setSignatures.get(set) : undefined;
+    if (!rdata) {
+      rdata = this.rrsig(
+        source,
+        first.type,
+        set?.ttl ?? first.ttl,
+        group.map((rr) => rr.data),
+      );
+      if (set && isWhole(group, set)) this.setSignatures.set(set, rdata);
+    }
     return {
       owner: first.owner,
       type: DNSSEC_T.RRSIG,
@@ -151,9 +165,22 @@ export class SignedZone {
     };
   }
 
-  private rrsig(owner: string, type: number, ttl: number, rdatas: Buffer[]): Buffer {
-    return this.signatures.rrsig(this.key, this.zone.name, owner, type, ttl, rdatas, this.now);
+  private rrsig(owner: string, type: number, ttl: number, data: readonly RData[]): Buffer {
+    return this.signatures.rrsig(this.key, this.zone.name, owner, type, ttl, data, this.now);
   }
+}
+
+/**
+ * The NSEC and RRSIG records of a proof (SignedZone.proofPiece) by the RRSIG RDATA they hold: kept
+ * by the signature cache's entry, and so between builds, while that signature is used.
+ */
+const encodedProofs = new WeakMap<Buffer, Buffer>();
+
+/** `group` holds the records of `set`, all of them (not a weighted variant's share). */
+function isWhole(group: readonly RR[], set: RRset): boolean {
+  if (group.length !== set.data.length) return false;
+  for (let i = 0; i < group.length; i++) if (group[i]!.data !== set.data[i]) return false;
+  return true;
 }
 
 function wildcardOf(encloser: string): string {
