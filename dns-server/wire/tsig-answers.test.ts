@@ -1,9 +1,9 @@
 import dnsPacket from 'dns-packet';
 import { compileZones } from '../zone/compile.js';
 import { EXAMPLE_RECORDS, recordSet, sourced, zoneConfig } from '../zone/fixtures.test-support.js';
-import { Responder } from '../wire/responder.js';
-import { signedQueries } from './signed-queries.js';
-import { HMAC_SHA256, sign, verify, type TsigKey } from './tsig.js';
+import { Responder } from './responder.js';
+import { signedQueries } from '../transfer/signed-queries.js';
+import { HMAC_SHA256, sign, verify, type TsigKey } from '../transfer/tsig.js';
 
 const key: TsigKey = { name: 'xfr-key', algorithm: HMAC_SHA256, secret: Buffer.alloc(32, 7) };
 const NOW = 1_800_000_000;
