@@ -1,6 +1,8 @@
 // The DNSZone controller: the DNSZones, the GatewayDNS (their status.hostnames:
 // who holds which name) and the Namespaces (their labels: a namespaceSelector)
 // only enqueue DNSZone names; a work queue runs the reconciles (reconciler.ts).
+// The key Secrets the DNSZones name (secret-watches.ts) enqueue the DNSZones
+// that name them, only.
 // DNSZones are cluster-scoped: with shards (ADR 0207), the replica that serves
 // the shard of the empty namespace name reconciles them all.
 import type { KubernetesObject, V1ConfigMap, V1Service } from '@kubernetes/client-node';
@@ -17,6 +19,8 @@ import { ZoneReconciler } from './reconciler.js';
 import { ZoneDeclarer } from './declare.js';
 import { ZoneKeyReader } from './keys.js';
 import { ManagementSecrets } from './secrets.js';
+import { SecretWatches } from './secret-watches.js';
+import { secretsNamedByAll, zonesNaming } from './key-secrets.js';
 import { ServedSerialsReader } from './served-serials.js';
 import type { ClusterEvent } from '../manager/clusters/cache.js';
 
@@ -40,6 +44,10 @@ export class ZoneController implements Runnable {
   /** What of each object concerns the zones, as last seen: an update that changes none of it enqueues nothing. */
   private readonly seen = new Map<string, string>();
   private readonly declarer: ZoneDeclarer;
+  private readonly keySecrets: SecretWatches;
+  private readonly keyNamespace: string;
+  /** Between start and stop: the Secret watches open only then. */
+  private running = false;
 
   constructor(
     private readonly mgr: Manager,
@@ -62,6 +70,15 @@ export class ZoneController implements Runnable {
     });
     const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
     const secrets = new ManagementSecrets(mgr.management, requestTimeoutMs);
+    this.keyNamespace = opts.keyNamespace ?? 'capi-dns-system';
+    this.keySecrets = new SecretWatches({
+      kc: mgr.management,
+      log: mgr.log,
+      onChange: (secret) => {
+        for (const name of zonesNaming(zones.list(), secret, this.keyNamespace)) this.queue.add(name);
+      },
+    });
+    const keySecrets = this.keySecrets;
     const serials = new ServedSerialsReader({
       clusters: mgr.clusters,
       recordsNamespace: mgr.recordsNamespace,
@@ -71,7 +88,8 @@ export class ZoneController implements Runnable {
     const reconciler = new ZoneReconciler({
       declarer: this.declarer,
       servedSerials: (clusters) => serials.read(clusters),
-      keys: new ZoneKeyReader({ secrets, namespace: opts.keyNamespace ?? 'capi-dns-system', log: mgr.log }),
+      keys: new ZoneKeyReader({ secrets, namespace: this.keyNamespace, log: mgr.log }),
+      watched: (secret) => keySecrets.watched(secret),
       readSecret: (namespace, name) => secrets.data(namespace, name),
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
@@ -106,16 +124,30 @@ export class ZoneController implements Runnable {
 
   start(): void {
     this.queue.start();
+    this.running = true;
+    this.watchKeySecrets();
     this.enqueueAll();
   }
 
   async stop(): Promise<void> {
+    this.running = false;
     await this.queue.shutdown();
+    await this.keySecrets.stop();
+  }
+
+  /** The Secrets the DNSZones name now, watched by the replica that reconciles them; no others. */
+  private watchKeySecrets(): void {
+    if (!this.running) return;
+    const named = this.mgr.share.owns(ZONES_SHARD_KEY)
+      ? secretsNamedByAll(this.zones.list(), this.keyNamespace)
+      : new Map();
+    this.keySecrets.watchOnly(named);
   }
 
   private watch(): void {
     // Another zone's delegations in force, or its deletion, change which zone governs a name.
     this.zones.onChange((type, zone) => {
+      this.watchKeySecrets();
       if (
         this.changed(`zone|${zone.metadata?.name}`, type, [
           zone.metadata?.generation,
@@ -140,7 +172,10 @@ export class ZoneController implements Runnable {
       if (this.changed(`namespace|${namespace.metadata?.name}`, type, namespace.metadata?.labels ?? {}))
         this.enqueueAll();
     });
-    this.mgr.share.onChange(() => this.enqueueAll());
+    this.mgr.share.onChange(() => {
+      this.watchKeySecrets();
+      this.enqueueAll();
+    });
     // A new workload cluster is told the zones; one that comes back after a failed pass too.
     this.mgr.provider.onChange((type) => {
       if (type === 'add' && this.zones.list().length) this.enqueueAll();

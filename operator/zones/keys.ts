@@ -4,7 +4,8 @@
 // (labelled with the DNSZone, owned by nothing: it outlives the DNSZone, so
 // that recreating the DNSZone keeps the DS the parent holds). Read each pass
 // (level-triggered); a key that is missing or does not parse is reported,
-// never replaced by a new one.
+// never replaced by a new one. The controller watches the Secret
+// (secret-watches.ts): a key changed in place is read at once.
 import type { V1Secret } from '@kubernetes/client-node';
 import {
   CONTROLLER_NAME,
@@ -17,6 +18,7 @@ import {
 import { ZONE_REASONS } from '../model/conditions.js';
 import { errorText, httpStatus, type Logger } from '../manager/runtime/log.js';
 import { generateZoneKey, zoneKeyInfo, type ZoneKeyInfo } from './dnssec-key.js';
+import { keySecretOf } from './key-secrets.js';
 import type { ManagementSecrets } from './secrets.js';
 
 /** A zone's key as read now: its PEM and DS, or why there is none. */
@@ -36,10 +38,7 @@ export class ZoneKeyReader {
 
   /** The Secret a DNSZone's key is in. */
   secretOf(zone: DNSZone): { namespace: string; name: string; generated: boolean } {
-    const ref = zone.spec.dnssec?.keySecretRef;
-    return ref
-      ? { ...ref, generated: false }
-      : { namespace: this.opts.namespace, name: `${zone.metadata.name}-dnssec`, generated: true };
+    return keySecretOf(zone, this.opts.namespace);
   }
 
   async read(zone: DNSZone, apex: string): Promise<ZoneKeyRead> {

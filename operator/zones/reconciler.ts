@@ -21,6 +21,7 @@ import type { ZoneMetrics } from './metrics.js';
 import type { DnsZonePatcher } from './patcher.js';
 import type { DeclaredKeys, ZoneDeclarer } from './declare.js';
 import type { ZoneKeyRead, ZoneKeyReader } from './keys.js';
+import type { SecretRef } from './key-secrets.js';
 import { zoneNameservers, type ZoneNameservers } from './nameservers.js';
 import { checkTransfer, type SecretData, type TransferVerdict } from './transfer.js';
 import { withDeferredStatus } from '../manager/runtime/deferred-status.js';
@@ -50,8 +51,14 @@ export interface ZoneReconcilerOptions {
   ) => Promise<ReadonlyMap<string, readonly ServedSerials[]>>;
   /** The signing keys of the DNSZones with spec.dnssec.enabled, on the management cluster. */
   keys: ZoneKeyReader;
-  /** How soon a refused key is read again. */
+  /** How soon a key is read again when its Secret is not watched. */
   keyRetryMs?: number;
+  /**
+   * Whether a change of the management-cluster Secret re-queues the DNSZones naming it (the
+   * controller's watch of it runs). One that is not (no list/watch in its namespace) is read again
+   * on a timer instead.
+   */
+  watched: (secret: SecretRef) => boolean;
   /** A Secret's data on the management cluster (spec.transfer.tsigSecretRef); undefined when it does not exist. */
   readSecret: (namespace: string, name: string) => Promise<SecretData>;
   metrics: ZoneMetrics;
@@ -152,11 +159,14 @@ export class ZoneReconciler {
       });
     else this.opts.metrics.exposedNameservers.delete(zone.metadata.name);
     scope.status = status;
-    // Management Secrets are not watched: a refused DNSSEC key is read again until it is fixed, and
-    // the TSIG Secret is looked at again (sooner while it is refused).
+    // A watched Secret's change re-queues this zone (the controller). One the operator may not
+    // watch is read again on a timer (a refused one sooner), so that a rotation or a fix still
+    // arrives, later; the watch's failure is logged (secret-watches.ts).
+    const keyUnwatched = zone.spec.dnssec?.enabled && !this.opts.watched(this.opts.keys.secretOf(zone));
+    const tsigUnwatched = zone.spec.transfer && !this.opts.watched(zone.spec.transfer.tsigSecretRef);
     const retries = [
-      ...(key && 'reason' in key ? [this.opts.keyRetryMs ?? 30_000] : []),
-      ...(transfer ? [transfer.ok ? 15_000 : 5_000] : []),
+      ...(key && keyUnwatched ? [this.opts.keyRetryMs ?? 30_000] : []),
+      ...(transfer && tsigUnwatched ? [transfer.ok ? 15_000 : 5_000] : []),
     ];
     if (retries.length) return { requeueAfterMs: Math.min(...retries) };
   }

@@ -437,6 +437,8 @@ describe('RBAC, as the API server authorizes it', () => {
     [false, 'update secrets -n dev-team'],
     // DNSSEC keys generated for DNSZones (ADR 0106): created once in its own namespace, never changed.
     [true, 'create secrets -n capi-dns-system'],
+    // and the key Secrets DNSZones name watched one by one (operator/zones/secret-watches.ts).
+    [true, 'watch secrets -n capi-dns-system'],
     [false, 'update secrets/apps-dnssec -n capi-dns-system'],
     [false, 'delete secrets/apps-dnssec -n capi-dns-system'],
     [true, 'create events -n dev-team'],

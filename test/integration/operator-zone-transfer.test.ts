@@ -96,7 +96,7 @@ describe('DNSZone spec.transfer: a secondary of its own takes the zone', () => {
 
   it('a Secret made invalid: TransferReady=False SecretInvalid, the transfer in force and the copied key stay', async () => {
     await w().applyKeySecret('xfr-tsig', { name: key.name, algorithm: 'hmac-md5', secret: key.secret });
-    // Read by name, not watched: seen at the next look (every 15 s while the transfer is in force).
+    // The TSIG Secret is watched (operator/zones/secret-watches.ts): seen at once.
     const { zone } = await transferReady('SecretInvalid', 30_000);
     expect(zone.status?.enforced?.transfer).toBeDefined();
     const copied = await workloadKeys();
