@@ -35,7 +35,7 @@ import {
   ZONE,
   type PerfResult,
 } from './dns-load.js';
-import { cpuSeconds, memoryMb, processTree } from './proc.js';
+import { memoryMb, treeCpu } from './proc.js';
 
 /** VmRSS of a process and of its children (the --workers processes). */
 function treeRssMb(pid: number): number {
@@ -68,19 +68,6 @@ async function startOurs(
   if (udpIo === 'native' && /batched native module is not usable/.test(server.logs()))
     throw new Error(`the native UDP path did not load:\n${server.logs()}`);
   return { server, loadMs: Date.now() - began };
-}
-
-/** CPU seconds used so far by a process and its descendants (NSD's and our answering processes). */
-function treeCpuSeconds(pid: number): number {
-  let total = 0;
-  for (const p of processTree(pid)) {
-    try {
-      total += cpuSeconds(p);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return total;
 }
 
 /** bench/udp-echo.ts as a child process (it prints its port). */
@@ -202,9 +189,9 @@ async function main(): Promise<void> {
       process.stdout.write(`\nrun ${run} (${loadAverage()}):\n`);
       for (const [name, server] of servers) {
         if (run === 1) await dnsperf(server.port, load.queryFile, 2); // warm-up
-        const cpuBefore = treeCpuSeconds(server.child.pid!);
+        const cpuBefore = treeCpu(server.child.pid!).total;
         const max = await dnsperf(server.port, load.queryFile, seconds);
-        const cpuPer10k = ((treeCpuSeconds(server.child.pid!) - cpuBefore) * 1000 * 10_000) / max.completed;
+        const cpuPer10k = ((treeCpu(server.child.pid!).total - cpuBefore) * 1000 * 10_000) / max.completed;
         const halfQps = Math.round(max.qps / 2);
         const half = await dnsperf(server.port, load.queryFile, latencySeconds, {
           qps: halfQps,

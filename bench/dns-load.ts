@@ -1,7 +1,7 @@
 // What the DNS benchmarks share: the generated zone and query file, dnsperf
 // runs and the description of the machine the figures come from.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -138,41 +138,6 @@ export function loadAverage(): string {
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`;
-}
-
-/** USER_HZ: the unit of /proc/<pid>/stat's times, 100 on every Linux this runs on (sysconf(_SC_CLK_TCK)). */
-const CLOCK_TICKS = 100;
-
-/**
- * CPU seconds (user and system, all threads) used so far by a process and every process below it
- * (NSD forks its server processes): what a server spent, whether or not the client was the bottleneck.
- */
-export function treeCpuSeconds(pid: number): number {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let text: string;
-    try {
-      text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended since the directory was read
-    }
-    // After "pid (comm) ": state, ppid, …; utime and stime are fields 14 and 15 (proc(5)).
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    stats.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-  }
-  let ticks = 0;
-  const tree = new Set([pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [p, s] of stats)
-      if (!tree.has(p) && tree.has(s.ppid)) {
-        tree.add(p);
-        grew = true;
-      }
-  }
-  for (const p of tree) ticks += stats.get(p)?.ticks ?? 0;
-  return ticks / CLOCK_TICKS;
 }
 
 export interface ServerProcess {

@@ -7,7 +7,9 @@
 //    costs, unsigned and signed.
 // 2. Answers: dnsperf saturating, in turns: NSD serving the same records signed with the same key
 //    (the reference) with DO=1 and DO=0, our signed server with DO=1 and DO=0, our server without a
-//    key (DO=0: what the issue's target is measured against).
+//    key (DO=0: what the issue's target is measured against); qps, and each server's share of a
+//    core. Then the same sides at one offered rate (60 % of the lowest qps): each server's CPU per
+//    answer, user and system (/proc), what compares the servers when the client is the limit.
 // 3. Sizes: the first 20,000 queries of the query file answered in process with DO=1 and DO=0:
 //    mean and largest response, and how many would be truncated (TC, then TCP) at 1232 and 512.
 //
@@ -24,6 +26,7 @@ import { asRecordSets } from '../test/support/dnszone.js';
 import { generateKeyPem, parseKey } from '../dns-server/dnssec/key.js';
 import { SignatureCache } from '../dns-server/dnssec/rrsig.js';
 import { SignedZone } from '../dns-server/dnssec/signed-zone.js';
+import { treeCpu } from './proc.js';
 import { zoneFileOf } from '../dns-server/dnssec/zone-file.js';
 import { runBuild } from '../dns-server/build/run.js';
 import { Responder } from '../dns-server/wire/responder.js';
@@ -34,7 +37,6 @@ import {
   loadAverage,
   machine,
   startBuild,
-  treeCpuSeconds,
   writeWorkload,
   ZONE,
   type ServerProcess,
@@ -243,44 +245,62 @@ async function main(): Promise<void> {
     ];
     for (const s of sides) await dnsperf(s.port, load.queryFile, 1, s); // warm-up
     const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
-    // One dnsperf thread is this 2-core machine's bottleneck before a server is (its CPU share says
-    // so): the server's own CPU per answer is what compares the servers' cost.
-    const cpu = new Map<string, { usPerAnswer: number; share: number }[]>(sides.map((s) => [s.label, []]));
+    const shares = new Map<string, number[]>(sides.map((s) => [s.label, []]));
     const loads: string[] = [];
     for (let run = 0; run < runs; run++) {
       for (const s of sides) {
-        const pid = s.pid;
-        const before = treeCpuSeconds(pid);
+        const before = treeCpu(s.pid);
         const r = await dnsperf(s.port, load.queryFile, seconds, s);
-        const used = treeCpuSeconds(pid) - before;
         qps.get(s.label)!.push(r.qps);
-        cpu.get(s.label)!.push({
-          usPerAnswer: (used / r.completed) * 1e6,
-          // Over the sending time: dnsperf then waits up to 5 s for answers it counts as lost, the server idle.
-          share: used / seconds,
-        });
+        // Over the sending time: dnsperf then waits up to 5 s for answers it counts as lost, the server idle.
+        shares.get(s.label)!.push((treeCpu(s.pid).total - before.total) / seconds);
       }
       loads.push(loadAverage());
     }
     const plain = qps.get('dns-server unsigned, DO=0')!;
     const plainEdns = qps.get('dns-server unsigned, EDNS DO=0')!;
     console.log(
-      `answers (dnsperf ${seconds} s, 200 outstanding, saturating; runs, min–max, × our unsigned of the same round, without and with EDNS):`,
+      `answers (dnsperf ${seconds} s, 200 outstanding, saturating; runs, min–max, × our unsigned of the same round, without and with EDNS; the server's share of one core):`,
     );
     for (const [label, xs] of qps)
       console.log(
-        `  ${label.padEnd(31)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((q, i) => (q / plainEdns[i]!).toFixed(2)).join(', ')}`,
-      );
-    const plainCpu = cpu.get('dns-server unsigned, DO=0')!;
-    const plainEdnsCpu = cpu.get('dns-server unsigned, EDNS DO=0')!;
-    console.log(
-      "server CPU per answer, µs (user and system, the server's processes and threads; runs, × our unsigned's of the same round, without and with EDNS), and the server's share of one core:",
-    );
-    for (const [label, xs] of cpu)
-      console.log(
-        `  ${label.padEnd(31)} ${xs.map((c) => c.usPerAnswer.toFixed(2)).join(', ')}; × unsigned ${xs.map((c, i) => (c.usPerAnswer / plainCpu[i]!.usPerAnswer).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((c, i) => (c.usPerAnswer / plainEdnsCpu[i]!.usPerAnswer).toFixed(2)).join(', ')}; core ${xs.map((c) => `${(c.share * 100).toFixed(0)} %`).join(', ')}`,
+        `  ${label.padEnd(31)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((q, i) => (q / plainEdns[i]!).toFixed(2)).join(', ')}; core ${shares
+          .get(label)!
+          .map((c) => `${(c * 100).toFixed(0)} %`)
+          .join(', ')}`,
       );
     console.log(`  ${loads.join('; ')}`);
+
+    // A server below a whole core is not what limits the qps above: one dnsperf thread is, on 2
+    // cores. What a server spends per answer compares their cost, at one offered rate for all, so
+    // that every side is read in batches of the same sizes (a faster side is otherwise woken for
+    // fewer queries at a time, and pays more per answer).
+    const rate = Math.round(Math.min(...[...qps.values()].flat()) * 0.6);
+    const perAnswer = new Map<string, { user: number; system: number }[]>(sides.map((s) => [s.label, []]));
+    const fixedLoads: string[] = [];
+    for (let run = 0; run < runs; run++) {
+      for (const s of sides) {
+        const before = treeCpu(s.pid);
+        const r = await dnsperf(s.port, load.queryFile, seconds, { ...s, qps: rate });
+        const after = treeCpu(s.pid);
+        perAnswer.get(s.label)!.push({
+          user: ((after.user - before.user) / r.completed) * 1e6,
+          system: ((after.system - before.system) / r.completed) * 1e6,
+        });
+      }
+      fixedLoads.push(loadAverage());
+    }
+    const total = (c: { user: number; system: number }) => c.user + c.system;
+    const plainCpu = perAnswer.get('dns-server unsigned, DO=0')!;
+    const plainEdnsCpu = perAnswer.get('dns-server unsigned, EDNS DO=0')!;
+    console.log(
+      `server CPU per answer at ${rate} queries a second offered to each side, µs (its processes and threads; runs as user + system, × our unsigned's of the same round, without and with EDNS):`,
+    );
+    for (const [label, xs] of perAnswer)
+      console.log(
+        `  ${label.padEnd(31)} ${xs.map((c) => `${c.user.toFixed(2)} + ${c.system.toFixed(2)}`).join(', ')}; × unsigned ${xs.map((c, i) => (total(c) / total(plainCpu[i]!)).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((c, i) => (total(c) / total(plainEdnsCpu[i]!)).toFixed(2)).join(', ')}`,
+      );
+    console.log(`  ${fixedLoads.join('; ')}`);
     console.log('answer sizes (first 20,000 queries of the query file, in process):');
     for (const line of sizes(load.zone.records, load.queryFile, pem)) console.log(line);
   } finally {

@@ -9,8 +9,31 @@ export function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): numbe
 
 /** CPU seconds (user + system) a process has used. */
 export function cpuSeconds(pid: number): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
+}
+
+/** CPU seconds a process has used, in user space and in the kernel (all its threads). */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 a second on Linux)
+  // utime, stime in clock ticks (100 a second on Linux)
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** cpuTimes summed over the process and its descendants (NSD's and our answering processes). */
+export function treeCpu(pid: number): { user: number; system: number; total: number } {
+  let user = 0;
+  let system = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const t = cpuTimes(p);
+      user += t.user;
+      system += t.system;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return { user, system, total: user + system };
 }
 
 /** Sockets the process holds open (connections and listeners). */
