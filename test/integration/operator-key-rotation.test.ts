@@ -14,7 +14,7 @@ import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { DEFAULT_RECORDS_NAMESPACE, DNSSEC_KEYS_SECRET, TSIG_KEYS_SECRET } from '../../api/index.js';
 import { dig } from '../support/dns.js';
 import { startDnsZoneWorld, type DnsZoneWorld } from '../support/dnszone-world.js';
-import { apply, eventually } from '../support/kube.js';
+import { apply, eventually, roleBindingForUser } from '../support/kube.js';
 import { binPath } from '../support/paths.js';
 import { freePortOn, newKey } from '../support/secondaries.js';
 
@@ -138,13 +138,7 @@ describe('a key Secret edited on the management cluster re-queues the DNSZone th
           },
         ],
       } as KubernetesObject,
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: user, namespace: KEYS },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: user },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-      } as KubernetesObject,
+      roleBindingForUser(user, KEYS),
     ]);
     const list = (...args: string[]) =>
       spawnSync(

@@ -11,7 +11,7 @@ import { secretsNamedByAll, type SecretRef } from '../../operator/zones/key-secr
 import { SecretWatches } from '../../operator/zones/secret-watches.js';
 import { ensureNamespace } from '../support/capi.js';
 import { testEnvInfo } from '../support/environment.js';
-import { apply, eventually } from '../support/kube.js';
+import { apply, eventually, roleBindingForUser } from '../support/kube.js';
 import { kubeConfigOf } from '../support/testenv.js';
 
 const NS = 'zone-secret-watches';
@@ -58,15 +58,7 @@ describe('SecretWatches: one metadata-only watch per named Secret, under the nar
   beforeAll(async () => {
     await ensureNamespace(admin, NS);
     await apply(admin, [secret('key', 'one'), secret('neighbour', 'one'), role(['get'])]);
-    await apply(admin, [
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: USER, namespace: NS },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: USER },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: USER }],
-      } as KubernetesObject,
-    ]);
+    await apply(admin, [roleBindingForUser(USER, NS)]);
     watches = new SecretWatches({
       kc: asUser(),
       log: createLogger('info', {}, (line) => logs.push(line)),

@@ -39,6 +39,17 @@ export async function apply(kc: KubeConfig, objects: KubernetesObject[]): Promis
 }
 
 /** Applies CRDs and waits until the API server serves them. */
+/** A RoleBinding of the Role named `user` to the user of that name (an impersonated test user's rights). */
+export function roleBindingForUser(user: string, namespace: string): KubernetesObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: user, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: user },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  } as KubernetesObject;
+}
+
 export async function installCrds(kc: KubeConfig, objects: KubernetesObject[]): Promise<void> {
   await apply(kc, objects);
   const api = kc.makeApiClient(ApiextensionsV1Api);
