@@ -46,7 +46,7 @@ export interface CoverBelow {
   labels: Uint8Array;
   /** Where child j's label is in `labels`. */
   labelAt: Uint32Array;
-  /** The chain rank of the last NSEC in child j's subtree. */
+  /** The chain rank of the last NSEC up to the end of child j's subtree: what covers a label after j's. */
   last: Uint32Array;
   /** For name i, the chain rank that covers a name below it sorting before all its children. */
   before: Uint32Array;
