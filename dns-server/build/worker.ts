@@ -1,8 +1,9 @@
 // Worker thread entry: build requests in, one reply each (the arena and the
-// slot tables transferred, not copied), then a report of the heap left. The thread lives while builds keep
-// coming, keeping its compiled code and the parsed record sets; the main
-// thread ends it when builds stop (builder.ts), and its whole heap, grown by
-// YAML parsing and zone building, goes back to the system.
+// slot tables transferred, not copied), then a report of the heap left. The
+// thread lives while builds keep coming, keeping its compiled code and the
+// parsed record sets; the main thread ends it when builds stop (builder.ts),
+// and its whole heap, grown by YAML parsing and zone building, goes back to
+// the system.
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { runBuild } from './run.js';

@@ -147,7 +147,8 @@ export class SignedZone {
   private rrsigRecord(group: RR[], source: string): RR {
     const first = group[0]!;
     const set: RRset | undefined = this.zone.nodes.get(source)?.rrsets.get(first.type);
-    let rdata = set && isWhole(group, set) ? this.setSignatures.get(set) : undefined;
+    const whole = set !== undefined && isWhole(group, set);
+    let rdata = whole ? this.setSignatures.get(set) : undefined;
     if (!rdata) {
       rdata = this.rrsig(
         source,
@@ -155,7 +156,7 @@ export class SignedZone {
         set?.ttl ?? first.ttl,
         group.map((rr) => rr.data),
       );
-      if (set && isWhole(group, set)) this.setSignatures.set(set, rdata);
+      if (whole) this.setSignatures.set(set, rdata);
     }
     return {
       owner: first.owner,

@@ -78,7 +78,6 @@ export class ZoneController implements Runnable {
         for (const name of zonesNaming(zones.list(), secret, this.keyNamespace)) this.queue.add(name);
       },
     });
-    const keySecrets = this.keySecrets;
     const serials = new ServedSerialsReader({
       clusters: mgr.clusters,
       recordsNamespace: mgr.recordsNamespace,
@@ -89,7 +88,7 @@ export class ZoneController implements Runnable {
       declarer: this.declarer,
       servedSerials: (clusters) => serials.read(clusters),
       keys: new ZoneKeyReader({ secrets, namespace: this.keyNamespace, log: mgr.log }),
-      watched: (secret) => keySecrets.watched(secret),
+      watched: (secret) => this.keySecrets.watched(secret),
       readSecret: (namespace, name) => secrets.data(namespace, name),
       getZone: (name) => zones.get(name),
       listZones: () => zones.list(),
