@@ -86,7 +86,7 @@ export function parseQuery(msg: Buffer): Query {
   q.questionEnd = 12;
   if (msg.length < 12 || msg[2]! & 0x80) return status(DROP, 0); // QR: a response
   const opcode = (msg[2]! >> 3) & 0x0f;
-  const qdcount = msg.readUInt16BE(4);
+  const qdcount = u16(msg, 4);
   // RFC 1035 section 4.1.1: only standard queries are implemented here (no NOTIFY, UPDATE, IQUERY).
   if (opcode !== 0) {
     if (qdcount === 1) readQuestion(msg);
@@ -94,8 +94,8 @@ export function parseQuery(msg: Buffer): Query {
   }
   // RFC 9619: a query has exactly one question.
   if (qdcount !== 1 || !readQuestion(msg) || !readOpt(msg, q.questionEnd)) return status(ERROR, FORMERR);
-  q.qtype = msg.readUInt16BE(q.questionEnd - 4);
-  q.qclass = msg.readUInt16BE(q.questionEnd - 2);
+  q.qtype = u16(msg, q.questionEnd - 4);
+  q.qclass = u16(msg, q.questionEnd - 2);
   return status(PARSED, 0);
 }
 
@@ -156,30 +156,37 @@ function dotted(name: Uint8Array, starts: Int32Array, count: number): string {
 
 /** Reads the OPT record among the additional records, if any, into `q`; false for a malformed section or two OPTs. */
 function readOpt(msg: Buffer, from: number): boolean {
-  const an = msg.readUInt16BE(6);
-  const ns = msg.readUInt16BE(8);
-  const ar = msg.readUInt16BE(10);
+  const an = u16(msg, 6);
+  const ns = u16(msg, 8);
+  const ar = u16(msg, 10);
   if (ar === 0) return true;
   let at = from;
   for (let i = 0; i < an + ns + ar; i++) {
     const nameStart = at;
     at = skipName(msg, at);
     if (at < 0 || at + 10 > msg.length) return false;
-    const type = msg.readUInt16BE(at);
-    const rdlength = msg.readUInt16BE(at + 8);
+    const type = u16(msg, at);
+    const rdlength = u16(msg, at + 8);
     if (i >= an + ns && type === 41) {
       // RFC 6891 section 6.1.1: one OPT, owned by the root.
       if (q.edns || msg[nameStart] !== 0) return false;
-      const ttl = msg.readUInt32BE(at + 4);
       q.edns = true;
-      q.udpSize = msg.readUInt16BE(at + 2);
-      q.ednsVersion = (ttl >>> 16) & 0xff;
-      q.dnssecOk = (ttl & 0x8000) !== 0;
+      q.udpSize = u16(msg, at + 2);
+      q.ednsVersion = msg[at + 5]!; // the TTL's second octet (extended RCODE first)
+      q.dnssecOk = (msg[at + 6]! & 0x80) !== 0;
     } else if (i >= an + ns && type === 250) q.tsigAt = nameStart;
     at += 10 + rdlength;
     if (at > msg.length) return false;
   }
   return true;
+}
+
+/**
+ * Two octets at `at`, big-endian, which the caller has checked are in the message (readUInt16BE
+ * checks again and is a call the hot path need not make).
+ */
+function u16(msg: Buffer, at: number): number {
+  return (msg[at]! << 8) | msg[at + 1]!;
 }
 
 function skipName(msg: Buffer, from: number): number {

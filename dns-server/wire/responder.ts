@@ -247,7 +247,8 @@ export class Responder {
       at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
     }
     // A wildcard's NODATA carries the wildcard's NSEC already: not twice when it also covers the name.
-    if (index >= 0 && covering === d.ownRank[index] && u16(this.arena, at + 1) === 0) covering = -1;
+    if (covering >= 0 && index >= 0 && covering === d.ownRank[index] && u16(this.arena, at + 1) === 0)
+      covering = -1;
     const proof = covering < 0 ? -1 : d.proofs[covering]!;
     const wildcardProof = wildcardRank < 0 || wildcardRank === covering ? -1 : d.proofs[wildcardRank]!;
     return this.finish(msg, q, at, this.arena[at]!, true, limit, proof, wildcardProof);
@@ -419,10 +420,10 @@ function errorResponse(msg: Buffer, questionEnd: number, rcode: number, out: Buf
 /** RFC 6891 section 6.1.2: root owner, CLASS = our UDP size, TTL = extended RCODE, version 0, DO. */
 function writeOpt(out: Buffer, at: number, udpSize: number, extendedRcode: number, dnssecOk: boolean): void {
   out[at] = 0;
-  out.writeUInt16BE(41, at + 1);
-  out.writeUInt16BE(udpSize, at + 3);
+  setU16(out, at + 1, 41);
+  setU16(out, at + 3, udpSize);
   out[at + 5] = extendedRcode;
   out[at + 6] = 0;
-  out.writeUInt16BE(dnssecOk ? 0x8000 : 0, at + 7);
-  out.writeUInt16BE(0, at + 9);
+  setU16(out, at + 7, dnssecOk ? 0x8000 : 0);
+  setU16(out, at + 9, 0);
 }
