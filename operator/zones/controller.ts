@@ -104,7 +104,7 @@ export class ZoneController implements Runnable {
       namespaceLabels: (namespace) => mgr.cache.namespaces.get(namespace)?.metadata?.labels,
       flagZones: opts.flagZones,
       patcher: new DnsZonePatcher(mgr.management, requestTimeoutMs),
-      metrics: new ZoneMetrics(mgr.metrics.registry),
+      metrics: new ZoneMetrics(mgr.metrics.registry, () => this.keySecrets.unwatched()),
       log: mgr.log,
     });
     this.queue = new WorkQueue<string>(

@@ -1,5 +1,6 @@
 // The DNSZone controller's own metrics, registered on the manager's registry.
 import { registerRead, type Registry } from '../../runtime/metrics.js';
+import type { SecretRef } from './key-secrets.js';
 
 export class ZoneMetrics {
   /** Per DNSZone in Audit: how many served names Enforce would withdraw. */
@@ -9,7 +10,15 @@ export class ZoneMetrics {
   /** Per DNSZone with spec.nameservers.expose: the exposed dns-servers in its NS set now. */
   readonly exposedNameservers = new Map<string, { zone: string; count: number }>();
 
-  constructor(registry: Registry) {
+  /**
+   * @param unwatched the key Secrets DNSZones name whose watch does not run (secret-watches.ts):
+   *   a rotation there waits for the timer, which the log says once and this metric says for as
+   *   long as it lasts
+   */
+  constructor(
+    registry: Registry,
+    unwatched: () => { ref: SecretRef; status: number | undefined }[] = () => [],
+  ) {
     registerRead(
       registry,
       'capi_dns_zone_audit_withdrawals',
@@ -33,6 +42,18 @@ export class ZoneMetrics {
       'gauge',
       ['dnszone', 'zone'],
       () => [...this.exposedNameservers].map(([dnszone, { zone, count }]) => [{ dnszone, zone }, count]),
+    );
+    registerRead(
+      registry,
+      'capi_dns_zone_secret_unwatched',
+      "A key Secret some DNSZone names (DNSSEC key, TSIG key) that the operator cannot watch: 1 while its watch does not run, so that a rotation is read only on a timer (30 s DNSSEC, 15 s TSIG). status: the API server's HTTP status (403: RBAC), empty if it did not answer.",
+      'gauge',
+      ['namespace', 'secret', 'status'],
+      () =>
+        unwatched().map(({ ref, status }) => [
+          { namespace: ref.namespace, secret: ref.name, status: status === undefined ? '' : String(status) },
+          1,
+        ]),
     );
   }
 

@@ -60,6 +60,17 @@ export class SecretWatches {
     for (const [key, ref] of secrets) if (!this.watches.has(key)) this.open(key, ref);
   }
 
+  /**
+   * The Secrets whose watch has tried and does not run (refused, or failing): their rotations
+   * arrive on the reconciler's timer. Each with the HTTP status of the last failure, if the API
+   * server answered. For the capi_dns_zone_secret_unwatched metric.
+   */
+  unwatched(): { ref: SecretRef; status: number | undefined }[] {
+    return [...this.watches.values()]
+      .filter((w) => w.informer.tried && !w.informer.healthy)
+      .map((w) => ({ ref: w.ref, status: w.informer.lastErrorStatus }));
+  }
+
   /** Whether a change of the Secret reaches onChange now (its watch has listed and runs). */
   watched(secret: SecretRef): boolean {
     return this.watches.get(secretKey(secret))?.informer.healthy ?? false;

@@ -294,6 +294,21 @@ export const SCENARIOS: Scenario[] = [
     ],
   },
   {
+    name: 'a key Secret not watched for 15 minutes; one whose watch came back',
+    series: [
+      [`capi_dns_zone_secret_unwatched{${OP},namespace="keys",secret="a-tsig",status="403"}`, '1x30'],
+      [`capi_dns_zone_secret_unwatched{${OP},namespace="keys",secret="b-dnssec",status="403"}`, '1x5 _x25'],
+    ],
+    checks: [
+      { at: '10m', alert: 'CapiDnsZoneKeySecretUnwatched', fires: [] },
+      {
+        at: '20m',
+        alert: 'CapiDnsZoneKeySecretUnwatched',
+        fires: [{ namespace: 'keys', secret: 'a-tsig', status: '403' }],
+      },
+    ],
+  },
+  {
     name: 'a change not built for over 5 minutes; a dns-server that builds not',
     series: [
       [`capi_dns_server_zone_build_pending_seconds{${DNS},instance="dns-1"}`, '0 0+60x12'],

@@ -188,6 +188,14 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           'DNSZone {{ $labels.dnszone }} ({{ $labels.zone }}) has no exposed dns-server in its NS set.',
           'No cluster serving {{ $labels.zone }} has an exposed dns-server with a load-balancer address that answers: resolvers outside the fleet reach the zone only through the names of spec.nameservers.names, if any (ADR 0215).',
         ),
+        alert(
+          'CapiDnsZoneKeySecretUnwatched',
+          `max by (cluster, namespace, secret, status) (capi_dns_zone_secret_unwatched{${op}}) == 1`,
+          '15m',
+          'warning',
+          'The operator cannot watch key Secret {{ $labels.namespace }}/{{ $labels.secret }} (HTTP {{ $labels.status }}).',
+          'A DNSZone names this DNSSEC or TSIG key Secret, and the operator may read it but not list and watch it: a rotated key reaches the workload clusters only when the operator reads it again, every 30 s (DNSSEC) or 15 s (TSIG). Grant get, list and watch on that Secret (a Role with resourceNames), as docs/operating.md says under Rotating a key.',
+        ),
       ],
     },
     {

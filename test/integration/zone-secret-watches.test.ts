@@ -83,11 +83,14 @@ describe('SecretWatches: one metadata-only watch per named Secret, under the nar
     expect(refused).toHaveLength(1);
     expect(JSON.parse(refused[0]!)).toMatchObject({ secret: `${NS}/key`, status: 403 });
     expect(watches!.watched(KEY)).toBe(false);
+    // What capi_dns_zone_secret_unwatched says for as long as it lasts.
+    expect(watches!.unwatched()).toEqual([{ ref: KEY, status: 403 }]);
   });
 
   it('list and watch on that name: the watch runs, and only that Secret reports a change', async () => {
     await apply(admin, [role(['get', 'list', 'watch'])]);
     await eventually(async () => expect(watches!.watched(KEY)).toBe(true), 20_000, 100);
+    expect(watches!.unwatched()).toEqual([]);
     expect(logs.join('\n')).toContain('watching a Secret a DNSZone names');
     // Its first list reported nothing: the zone that named it was queued by its own change.
     expect(changes).toEqual([]);
