@@ -10,10 +10,12 @@
 //    key (DO=0: what the issue's target is measured against); qps, and each server's share of a
 //    core. Then the same sides at one offered rate (60 % of the lowest qps): each server's CPU per
 //    answer, user and system (/proc), what compares the servers when the client is the limit.
+//    Last, the saturating rounds again with each server capped at `--cap` of one core (a cgroup,
+//    cpu-cap.ts): the server, not dnsperf, is then the limit, and its qps is its own.
 // 3. Sizes: the first 20,000 queries of the query file answered in process with DO=1 and DO=0:
 //    mean and largest response, and how many would be truncated (TC, then TCP) at 1232 and 512.
 //
-//   npm run bench:dnssec -- [--records 20000] [--seconds 5] [--runs 2] [--compile-only]
+//   npm run bench:dnssec -- [--records 20000] [--seconds 5] [--runs 2] [--cap 0.5] [--compile-only]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,6 +29,7 @@ import { generateKeyPem, parseKey } from '../dns-server/dnssec/key.js';
 import { SignatureCache } from '../dns-server/dnssec/rrsig.js';
 import { SignedZone } from '../dns-server/dnssec/signed-zone.js';
 import { treeCpu } from './proc.js';
+import { CpuCap } from './cpu-cap.js';
 import { zoneFileOf } from '../dns-server/dnssec/zone-file.js';
 import { runBuild } from '../dns-server/build/run.js';
 import { Responder } from '../dns-server/wire/responder.js';
@@ -168,6 +171,7 @@ async function main(): Promise<void> {
       'compile-child': { type: 'string' },
       key: { type: 'string' },
       'compile-only': { type: 'boolean', default: false },
+      cap: { type: 'string', default: '0.5' },
     },
   });
   if (values['compile-child']) return compileChild(values['compile-child'], values.key);
@@ -175,6 +179,7 @@ async function main(): Promise<void> {
   const seconds = Number(values.seconds);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'capi-dns-bench-dnssec-'));
   const processes: (ServerProcess | DnsProcess)[] = [];
+  const caps: CpuCap[] = [];
   try {
     console.log(machine());
     const load = writeWorkload(dir, Number(values.records));
@@ -301,12 +306,71 @@ async function main(): Promise<void> {
         `  ${label.padEnd(31)} ${xs.map((c) => `${c.user.toFixed(2)} + ${c.system.toFixed(2)}`).join(', ')}; × unsigned ${xs.map((c, i) => (total(c) / total(plainCpu[i]!)).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((c, i) => (total(c) / total(plainEdnsCpu[i]!)).toFixed(2)).join(', ')}`,
       );
     console.log(`  ${fixedLoads.join('; ')}`);
+    const cap = Number(values.cap);
+    if (cap > 0) await capped(sides, cap, caps, load.queryFile, seconds, runs);
     console.log('answer sizes (first 20,000 queries of the query file, in process):');
     for (const line of sizes(load.zone.records, load.queryFile, pem)) console.log(line);
   } finally {
     for (const p of processes.reverse()) await p.stop();
+    for (const c of caps) c.remove();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface Side {
+  label: string;
+  port: number;
+  pid: number;
+  dnssecOk: boolean;
+  edns?: boolean;
+}
+
+/**
+ * The saturating rounds with every server under a cap of `share` of one core: each server's own
+ * qps, the client no longer the limit. Caps stay until the servers stop (`caps` is removed then).
+ */
+async function capped(
+  sides: Side[],
+  share: number,
+  caps: CpuCap[],
+  queryFile: string,
+  seconds: number,
+  runs: number,
+): Promise<void> {
+  for (const pid of new Set(sides.map((s) => s.pid))) {
+    const cap = CpuCap.create(String(pid), share);
+    if (cap instanceof Error) {
+      console.log(`server-bound rounds skipped: ${cap.message}`);
+      return;
+    }
+    caps.push(cap);
+    cap.add(pid);
+  }
+  const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
+  const shares = new Map<string, number[]>(sides.map((s) => [s.label, []]));
+  const loads: string[] = [];
+  for (let run = 0; run < runs; run++) {
+    for (const s of sides) {
+      const before = treeCpu(s.pid);
+      const r = await dnsperf(s.port, queryFile, seconds, s);
+      qps.get(s.label)!.push(r.qps);
+      shares.get(s.label)!.push((treeCpu(s.pid).total - before.total) / seconds);
+    }
+    loads.push(loadAverage());
+  }
+  const plain = qps.get('dns-server unsigned, DO=0')!;
+  const plainEdns = qps.get('dns-server unsigned, EDNS DO=0')!;
+  console.log(
+    `answers with each server capped at ${share} of a core (dnsperf ${seconds} s, saturating; runs, min–max, × our unsigned of the same round, without and with EDNS; the server's share of one core):`,
+  );
+  for (const [label, xs] of qps)
+    console.log(
+      `  ${label.padEnd(31)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((q, i) => (q / plainEdns[i]!).toFixed(2)).join(', ')}; core ${shares
+        .get(label)!
+        .map((c) => `${(c * 100).toFixed(0)} %`)
+        .join(', ')}`,
+    );
+  console.log(`  ${loads.join('; ')}`);
 }
 
 await main();
