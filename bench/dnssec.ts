@@ -249,32 +249,13 @@ async function main(): Promise<void> {
       side('NSD signed, EDNS DO=0', nsd, false, true),
     ];
     for (const s of sides) await dnsperf(s.port, load.queryFile, 1, s); // warm-up
-    const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
-    const shares = new Map<string, number[]>(sides.map((s) => [s.label, []]));
-    const loads: string[] = [];
-    for (let run = 0; run < runs; run++) {
-      for (const s of sides) {
-        const before = treeCpu(s.pid);
-        const r = await dnsperf(s.port, load.queryFile, seconds, s);
-        qps.get(s.label)!.push(r.qps);
-        // Over the sending time: dnsperf then waits up to 5 s for answers it counts as lost, the server idle.
-        shares.get(s.label)!.push((treeCpu(s.pid).total - before.total) / seconds);
-      }
-      loads.push(loadAverage());
-    }
-    const plain = qps.get('dns-server unsigned, DO=0')!;
-    const plainEdns = qps.get('dns-server unsigned, EDNS DO=0')!;
-    console.log(
-      `answers (dnsperf ${seconds} s, 200 outstanding, saturating; runs, min–max, × our unsigned of the same round, without and with EDNS; the server's share of one core):`,
+    const qps = await saturating(
+      sides,
+      load.queryFile,
+      seconds,
+      runs,
+      `answers (dnsperf ${seconds} s, 200 outstanding, saturating`,
     );
-    for (const [label, xs] of qps)
-      console.log(
-        `  ${label.padEnd(31)} ${xs.map((q) => q.toFixed(0)).join(', ')} (${spread(xs)}); × unsigned ${xs.map((q, i) => (q / plain[i]!).toFixed(2)).join(', ')}; × unsigned with EDNS ${xs.map((q, i) => (q / plainEdns[i]!).toFixed(2)).join(', ')}; core ${shares
-          .get(label)!
-          .map((c) => `${(c * 100).toFixed(0)} %`)
-          .join(', ')}`,
-      );
-    console.log(`  ${loads.join('; ')}`);
 
     // A server below a whole core is not what limits the qps above: one dnsperf thread is, on 2
     // cores. What a server spends per answer compares their cost, at one offered rate for all, so
@@ -346,6 +327,27 @@ async function capped(
     caps.push(cap);
     cap.add(pid);
   }
+  await saturating(
+    sides,
+    queryFile,
+    seconds,
+    runs,
+    `answers with each server capped at ${share} of a core (dnsperf ${seconds} s, saturating`,
+  );
+}
+
+/**
+ * dnsperf saturating each side in turn, `runs` rounds; prints each side's qps, its ratio to our
+ * unsigned server's in the same round (without and with EDNS) and the server's share of a core.
+ * @returns the qps by side
+ */
+async function saturating(
+  sides: Side[],
+  queryFile: string,
+  seconds: number,
+  runs: number,
+  title: string,
+): Promise<Map<string, number[]>> {
   const qps = new Map<string, number[]>(sides.map((s) => [s.label, []]));
   const shares = new Map<string, number[]>(sides.map((s) => [s.label, []]));
   const loads: string[] = [];
@@ -354,6 +356,7 @@ async function capped(
       const before = treeCpu(s.pid);
       const r = await dnsperf(s.port, queryFile, seconds, s);
       qps.get(s.label)!.push(r.qps);
+      // Over the sending time: dnsperf then waits up to 5 s for answers it counts as lost, the server idle.
       shares.get(s.label)!.push((treeCpu(s.pid).total - before.total) / seconds);
     }
     loads.push(loadAverage());
@@ -361,7 +364,7 @@ async function capped(
   const plain = qps.get('dns-server unsigned, DO=0')!;
   const plainEdns = qps.get('dns-server unsigned, EDNS DO=0')!;
   console.log(
-    `answers with each server capped at ${share} of a core (dnsperf ${seconds} s, saturating; runs, min–max, × our unsigned of the same round, without and with EDNS; the server's share of one core):`,
+    `${title}; runs, min–max, × our unsigned of the same round, without and with EDNS; the server's share of one core):`,
   );
   for (const [label, xs] of qps)
     console.log(
@@ -371,6 +374,7 @@ async function capped(
         .join(', ')}`,
     );
   console.log(`  ${loads.join('; ')}`);
+  return qps;
 }
 
 await main();
