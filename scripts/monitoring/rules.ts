@@ -194,7 +194,7 @@ export function ruleGroups(options: Partial<RuleOptions> = {}): RuleGroup[] {
           '15m',
           'warning',
           'The operator cannot watch key Secret {{ $labels.namespace }}/{{ $labels.secret }} (HTTP {{ $labels.status }}).',
-          'A DNSZone names this DNSSEC or TSIG key Secret, and the operator may read it but not list and watch it: a rotated key reaches the workload clusters only when the operator reads it again, every 30 s (DNSSEC) or 15 s (TSIG). Grant get, list and watch on that Secret (a Role with resourceNames), as docs/operating.md says under Rotating a key.',
+          "A DNSZone names this DNSSEC or TSIG key Secret, and the operator's watch of it does not run (HTTP 403: RBAC grants get but not list and watch; no status: the API server did not answer): a rotated key reaches the workload clusters only when the operator reads it again, every 30 s (DNSSEC) or 15 s (TSIG). Grant get, list and watch on that Secret (a Role with resourceNames), as docs/operating.md says under Rotating a key.",
         ),
       ],
     },
