@@ -100,7 +100,7 @@ const FLAGS = {
   },
   'pod-uid': {
     type: 'string',
-    help: "this replica's Pod uid: its probe report is owned by the Pod and goes with it",
+    help: "this replica's Pod uid: its reports (probes, served serials) are owned by the Pod and go with it; without it the replica deletes them when it stops",
   },
   resync: { type: 'string', default: '5m', help: 'start a freshly listed informer this often (±20 %)' },
   'health-listen': {

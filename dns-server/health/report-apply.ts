@@ -4,6 +4,7 @@
 // that reports the same view changes nothing. Kubernetes mode with --pod-name
 // only; the client library is loaded then.
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import { httpStatus } from '../../runtime/kube-errors.js';
 import type { Logger } from '../../runtime/log.js';
 import { ProbeReportWriter, type ReportPod } from './report.js';
 import { SerialReportWriter } from './serial-report.js';
@@ -19,13 +20,37 @@ export async function serverSideApply(kc: KubeConfig): Promise<(configMap: V1Con
   };
 }
 
+/** Deletes a ConfigMap; one already gone is no error. */
+export async function configMapRemover(kc: KubeConfig): Promise<(configMap: V1ConfigMap) => Promise<void>> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
+  const core = kc.makeApiClient(CoreV1Api);
+  return async (configMap) => {
+    try {
+      await core.deleteNamespacedConfigMap({
+        name: configMap.metadata?.name ?? '',
+        namespace: configMap.metadata?.namespace ?? '',
+      });
+    } catch (err) {
+      if (httpStatus(err) !== 404) throw err;
+    }
+  };
+}
+
+/** How this replica's reports reach the cluster of `kc`; without a Pod to own them, removed on stop. */
+async function writing(kc: KubeConfig, pod: ReportPod) {
+  return {
+    apply: await serverSideApply(kc),
+    ...(pod.uid ? {} : { remove: await configMapRemover(kc) }),
+  };
+}
+
 /** This replica's report writer, applying to the cluster of `kc`. */
 export async function probeReportWriter(
   kc: KubeConfig,
   pod: ReportPod,
   log: Logger,
 ): Promise<ProbeReportWriter> {
-  return new ProbeReportWriter({ pod, apply: await serverSideApply(kc), log });
+  return new ProbeReportWriter({ pod, ...(await writing(kc, pod)), log });
 }
 
 /** This replica's served-serials writer, applying to the cluster of `kc`. */
@@ -34,5 +59,5 @@ export async function serialReportWriter(
   pod: ReportPod,
   log: Logger,
 ): Promise<SerialReportWriter> {
-  return new SerialReportWriter({ pod, apply: await serverSideApply(kc), log });
+  return new SerialReportWriter({ pod, ...(await writing(kc, pod)), log });
 }

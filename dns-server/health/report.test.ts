@@ -6,9 +6,10 @@ import {
   PROBE_REPORT_LABEL,
   PROBE_REPORT_MAX_UNHEALTHY,
   ProbeReportError,
+  probeReportName,
 } from '../../api/index.js';
 import { Backoff } from '../../runtime/backoff.js';
-import { silentLogger } from '../../runtime/log.js';
+import { createLogger, silentLogger } from '../../runtime/log.js';
 import { ProbeReportWriter, reportConfigMap, reportOf } from './report.js';
 
 const POD = { namespace: 'capi-dns', name: 'capi-dns-server-abc', uid: 'uid-1' };
@@ -93,6 +94,67 @@ describe('ProbeReportWriter', () => {
     await jest.advanceTimersByTimeAsync(500);
     expect(applied).toHaveLength(2);
     expect(parseProbeReport(applied[1]!.data![PROBE_REPORT_KEY]!).unhealthy).toEqual([]);
-    writer.stop();
+    await writer.stop();
+  });
+
+  describe('a replica without --pod-uid (no owner to delete its report)', () => {
+    const NO_UID = { ...POD, uid: undefined };
+    const writerWith = (remove: (cm: V1ConfigMap) => Promise<void>, apply = async () => {}) =>
+      new ProbeReportWriter({ pod: NO_UID, log: silentLogger, debounceMs: 1000, apply, remove });
+
+    it('removes what it wrote when it stops, and nothing when it wrote nothing', async () => {
+      const removed: (string | undefined)[] = [];
+      const remove = async (cm: V1ConfigMap) => void removed.push(cm.metadata?.name);
+      const quiet = writerWith(remove);
+      await quiet.stop();
+      expect(removed).toEqual([]);
+
+      const writer = writerWith(remove);
+      writer.update(reportOf(1, []));
+      await jest.advanceTimersByTimeAsync(1000);
+      await writer.stop();
+      expect(removed).toEqual([probeReportName(POD.name)]);
+    });
+
+    it('lets a write under way finish before removing, so that the write does not bring it back', async () => {
+      const events: string[] = [];
+      let finishWrite: () => void = () => {};
+      const writer = writerWith(
+        async () => void events.push('removed'),
+        () =>
+          new Promise<void>((resolve) => {
+            events.push('writing');
+            finishWrite = () => {
+              events.push('written');
+              resolve();
+            };
+          }),
+      );
+      writer.update(reportOf(1, []));
+      await jest.advanceTimersByTimeAsync(1000);
+      const stopped = writer.stop();
+      await jest.advanceTimersByTimeAsync(100);
+      expect(events).toEqual(['writing']);
+      finishWrite();
+      await stopped;
+      expect(events).toEqual(['writing', 'written', 'removed']);
+    });
+
+    it('stops within seconds when the API server does not answer the delete, and says so', async () => {
+      const lines: string[] = [];
+      const writer = new ProbeReportWriter({
+        pod: NO_UID,
+        log: createLogger('info', {}, (l) => void lines.push(l)),
+        debounceMs: 1000,
+        apply: async () => {},
+        remove: () => new Promise<void>(() => {}),
+      });
+      writer.update(reportOf(1, []));
+      await jest.advanceTimersByTimeAsync(1000);
+      const stopped = writer.stop();
+      await jest.advanceTimersByTimeAsync(3000);
+      await stopped;
+      expect(lines.join('\n')).toContain('probe report not removed');
+    });
   });
 });

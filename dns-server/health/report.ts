@@ -59,7 +59,16 @@ export interface ReportWriterOptions {
   /** Changes of one moment are written once (default 1 s). */
   debounceMs?: number;
   backoff?: Backoff;
+  /**
+   * Deletes the ConfigMap when the writer stops. Given where no owner will: a replica run without
+   * --pod-uid (a process, not a Pod), whose report would otherwise outlive it and go on saying
+   * what it no longer serves or sees. A Pod's report goes with the Pod (its owner reference).
+   */
+  remove?: (configMap: V1ConfigMap) => Promise<void>;
 }
+
+/** How long stopping waits for the API server to delete the report: a stop must not hang on it. */
+const REMOVE_TIMEOUT_MS = 3000;
 
 /**
  * Writes a report this replica keeps in a ConfigMap of its own: the latest text, once per
@@ -71,6 +80,8 @@ export class ReportWriter {
   private written?: string;
   private timer?: NodeJS.Timeout;
   private writing = false;
+  /** The write under way, which a stop lets finish before deleting what it wrote. */
+  private inFlight?: Promise<void>;
   private stopped = false;
   private readonly backoff: Backoff;
 
@@ -92,9 +103,35 @@ export class ReportWriter {
     this.schedule(this.opts.debounceMs ?? 1000);
   }
 
-  stop(): void {
+  /** Writes no more; with `remove`, deletes what was written (a write under way first ends). */
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    const remove = this.opts.remove;
+    if (!remove) return;
+    await this.inFlight;
+    if (this.written === undefined) return;
+    const configMap = this.opts.configMap(this.written);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        remove(configMap),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer in ${REMOVE_TIMEOUT_MS} ms`)),
+            REMOVE_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      this.written = undefined;
+    } catch (err) {
+      this.opts.log.warn(`${this.name} not removed; it stays until deleted`, {
+        configMap: `${configMap.metadata?.namespace}/${configMap.metadata?.name}`,
+        error: String(err),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private schedule(ms: number): void {
@@ -103,7 +140,12 @@ export class ReportWriter {
     this.timer.unref();
   }
 
-  private async write(): Promise<void> {
+  private write(): Promise<void> {
+    this.inFlight = this.writeLatest();
+    return this.inFlight;
+  }
+
+  private async writeLatest(): Promise<void> {
     this.timer = undefined;
     const text = this.latest;
     if (text === undefined || text === this.written || this.stopped) return;
@@ -151,7 +193,7 @@ export class ProbeReportWriter {
     this.writer.updateText(serializeProbeReport(report));
   }
 
-  stop(): void {
-    this.writer.stop();
+  stop(): Promise<void> {
+    return this.writer.stop();
   }
 }

@@ -56,7 +56,7 @@ describe('served serials of a replica', () => {
       writer.setDeclared([]);
       await jest.advanceTimersByTimeAsync(1000);
       expect(zones()).toEqual([{ 'apps.corp.internal': 102 }, {}]);
-      writer.stop();
+      await writer.stop();
     });
   });
 });

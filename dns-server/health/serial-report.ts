@@ -87,8 +87,8 @@ export class SerialReportWriter {
     this.update();
   }
 
-  stop(): void {
-    this.writer.stop();
+  stop(): Promise<void> {
+    return this.writer.stop();
   }
 
   private update(): void {

@@ -24,7 +24,7 @@ import {
   type KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { EXPOSED_DNS_SERVICE, type DNSZone } from '../../api/index.js';
+import { EXPOSED_DNS_SERVICE, servedSerialsName, type DNSZone } from '../../api/index.js';
 import { apply, eventually, statusCode } from '../support/kube.js';
 import {
   deleteGatewayDns,
@@ -409,5 +409,14 @@ describe('DNSZone spec.nameservers.expose: the exposed dns-servers are the NS, w
     expect([WEB['cluster-a'], WEB['cluster-b']]).toContain(shop.answer[0]!.split(' ').pop());
     // Through the referral of whichever apex server unbound asked.
     expect((await resolve(PAY)).answer).toEqual([`${PAY}. 30 IN A ${WEB['cluster-c']}`]);
+  });
+
+  it('a dns-server run without --pod-uid deletes its served-serials report when it stops (no Pod owns it)', async () => {
+    const core = kc('cluster-c').makeApiClient(CoreV1Api);
+    const report = { name: servedSerialsName('capi-dns-server-cluster-c'), namespace: 'capi-dns' };
+    expect((await core.readNamespacedConfigMap(report)).metadata?.ownerReferences).toBeUndefined();
+    await servers['cluster-c']!.stop();
+    delete servers['cluster-c'];
+    await expect(core.readNamespacedConfigMap(report)).rejects.toMatchObject({ code: 404 });
   });
 });
