@@ -4,6 +4,7 @@
 // result is one object, reused for every message, and the query name is kept
 // in wire form (lower case) for the name table; its string is made only when
 // asked for.
+import { u16 } from './octets.js';
 
 export const PARSED = 0;
 /** Not worth an answer: too short for a header, or a response (answering responses invites loops). */
@@ -179,14 +180,6 @@ function readOpt(msg: Buffer, from: number): boolean {
     if (at > msg.length) return false;
   }
   return true;
-}
-
-/**
- * Two octets at `at`, big-endian, which the caller has checked are in the message (readUInt16BE
- * checks again and is a call the hot path need not make).
- */
-function u16(msg: Buffer, at: number): number {
-  return (msg[at]! << 8) | msg[at + 1]!;
 }
 
 function skipName(msg: Buffer, from: number): number {

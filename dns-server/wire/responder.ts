@@ -8,6 +8,7 @@ import { T } from '../zone/rr.js';
 import { RCODE, type Zone } from '../zone/zone.js';
 import { NameTable, NOT_FOUND, wireForm } from './name-table.js';
 import { DROP, ERROR, parseQuery, type Query } from './query.js';
+import { setU16, u16 } from './octets.js';
 import {
   DRAW,
   encodeServed,
@@ -388,15 +389,6 @@ function inZone(q: Query, z: ServedZone): boolean {
 function copy(src: Buffer, from: number, to: number, dst: Buffer, at: number): void {
   if (to - from < 24) for (let i = from; i < to; i++) dst[at++] = src[i]!;
   else src.copy(dst, at, from, to);
-}
-
-function u16(b: Uint8Array, at: number): number {
-  return (b[at]! << 8) | b[at + 1]!;
-}
-
-function setU16(b: Uint8Array, at: number, v: number): void {
-  b[at] = v >>> 8;
-  b[at + 1] = v;
 }
 
 /** Copies an NSEC piece (two authority records, no pointers) to `at` and counts it; returns its length. */

@@ -11,6 +11,12 @@ export interface SecretRef {
   name: string;
 }
 
+/** A named Secret whose watch does not run, with the HTTP status of its last failure if the API server answered. */
+export interface UnwatchedSecret {
+  ref: SecretRef;
+  status: number | undefined;
+}
+
 /** The Secret a DNSZone's signing key is in, named or generated. */
 export function keySecretOf(zone: DNSZone, keyNamespace: string): SecretRef & { generated: boolean } {
   const ref = zone.spec.dnssec?.keySecretRef;

@@ -1,6 +1,6 @@
 // The DNSZone controller's own metrics, registered on the manager's registry.
 import { registerRead, type Registry } from '../../runtime/metrics.js';
-import type { SecretRef } from './key-secrets.js';
+import type { UnwatchedSecret } from './key-secrets.js';
 
 export class ZoneMetrics {
   /** Per DNSZone in Audit: how many served names Enforce would withdraw. */
@@ -15,10 +15,7 @@ export class ZoneMetrics {
    *   a rotation there waits for the timer, which the log says once and this metric says for as
    *   long as it lasts
    */
-  constructor(
-    registry: Registry,
-    unwatched: () => { ref: SecretRef; status: number | undefined }[] = () => [],
-  ) {
+  constructor(registry: Registry, unwatched: () => UnwatchedSecret[] = () => []) {
     registerRead(
       registry,
       'capi_dns_zone_audit_withdrawals',

@@ -21,7 +21,7 @@
 import { CoreV1Api, setHeaderOptions, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { PARTIAL_OBJECT_METADATA_LIST, WatchedResource } from '../manager/runtime/informer.js';
 import { errorText, type Logger } from '../manager/runtime/log.js';
-import { secretKey, type SecretRef } from './key-secrets.js';
+import { secretKey, type SecretRef, type UnwatchedSecret } from './key-secrets.js';
 
 /** The metadata object of a watch event (kind PartialObjectMetadata): name, namespace, resourceVersion. */
 type SecretMetadata = Pick<V1Secret, 'metadata'> & { apiVersion?: string; kind?: string };
@@ -65,7 +65,7 @@ export class SecretWatches {
    * arrive on the reconciler's timer. Each with the HTTP status of the last failure, if the API
    * server answered. For the capi_dns_zone_secret_unwatched metric.
    */
-  unwatched(): { ref: SecretRef; status: number | undefined }[] {
+  unwatched(): UnwatchedSecret[] {
     return [...this.watches.values()]
       .filter((w) => w.informer.tried && !w.informer.healthy)
       .map((w) => ({ ref: w.ref, status: w.informer.lastErrorStatus }));
