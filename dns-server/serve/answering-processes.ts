@@ -8,7 +8,14 @@ import { HMAC_SHA256, type TsigKey } from '../transfer/tsig.js';
 import type { TsigKeyRing } from '../transfer/key-ring.js';
 import { Responder } from '../wire/responder.js';
 import type { ServedData } from '../wire/served.js';
-import { responderOptions, transferServerOf, type Answering, type AnsweringOptions } from './answering.js';
+import { placeArena, type ArenaPages } from '../wire/arena-memory.js';
+import {
+  responderOptions,
+  sayArenaPages,
+  transferServerOf,
+  type Answering,
+  type AnsweringOptions,
+} from './answering.js';
 import type { FromAnswerer, ToAnswerer } from './messages.js';
 import { Metrics } from './metrics.js';
 import { DnsServer } from './server.js';
@@ -96,6 +103,7 @@ export async function answerInThisProcess(
   const metrics = new Metrics({ serve: false });
   const responder = new Responder(responderOptions(opts));
   const transfers = transferServerOf(opts, log);
+  let arenaPages: ArenaPages | undefined;
   await new Promise<void>((resolve) => {
     process.on('message', (msg: ToAnswerer) => {
       if (msg.type === 'keys')
@@ -107,7 +115,11 @@ export async function answerInThisProcess(
           })),
         );
       if (msg.type !== 'served') return;
-      responder.loadServed(msg.served);
+      // The message's copy of the arena is ordinary memory: placed again, as the build thread placed it.
+      const { arena, pages } = placeArena(msg.served.arena);
+      const served = { ...msg.served, arena, arenaPages: pages };
+      arenaPages = sayArenaPages(log, arenaPages, served);
+      responder.loadServed(served);
       transfers?.load(msg.served.transfer ?? []);
       resolve();
     });

@@ -6,6 +6,7 @@ import type { Runnable } from '../../runtime/manager.js';
 import { Responder, type ResponderOptions } from '../wire/responder.js';
 import { signedQueries } from '../transfer/signed-queries.js';
 import type { ServedData } from '../wire/served.js';
+import type { ArenaPages } from '../wire/arena-memory.js';
 import type { Metrics } from './metrics.js';
 import { DnsServer, type ServerOptions } from './server.js';
 import { TransferServer, type TransferOptions } from '../transfer/transfer-server.js';
@@ -42,6 +43,20 @@ export function transferServerOf(
   });
 }
 
+/**
+ * Says where a build's arena is (arena-memory.ts) when that changes: advised for huge pages, or why
+ * not (a warning: DO=1 answers of a large signed zone are then slower). Returns what it saw.
+ */
+export function sayArenaPages(log: Logger, said: ArenaPages | undefined, served: ServedData): ArenaPages {
+  const pages = served.arenaPages;
+  if (pages !== said && pages !== 'small') {
+    const fields = { pages, arenaOctets: served.arena.length };
+    if (pages === 'advised') log.info('answer arena advised for huge pages', fields);
+    else log.warn('answer arena on ordinary pages', fields);
+  }
+  return pages;
+}
+
 export interface Answering extends Runnable {
   /** The port the DNS sockets are bound to, once started. */
   readonly port: number | undefined;
@@ -56,14 +71,21 @@ export class InProcessAnswering implements Answering {
   private readonly responder: Responder;
   private readonly server: DnsServer;
   private readonly transfers: TransferServer | undefined;
+  private arenaPages: ArenaPages | undefined;
 
-  constructor(opts: AnsweringOptions, metrics: Metrics, log: Logger, transferMetrics?: TransferMetrics) {
+  constructor(
+    opts: AnsweringOptions,
+    metrics: Metrics,
+    private readonly log: Logger,
+    transferMetrics?: TransferMetrics,
+  ) {
     this.responder = new Responder(responderOptions(opts));
     this.transfers = transferServerOf(opts, log, transferMetrics);
     this.server = new DnsServer(opts.server, this.responder, metrics, log, this.transfers);
   }
 
   load(served: ServedData): void {
+    this.arenaPages = sayArenaPages(this.log, this.arenaPages, served);
     this.responder.loadServed(served);
     this.transfers?.load(served.transfer ?? []);
   }

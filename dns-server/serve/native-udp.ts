@@ -47,6 +47,11 @@ interface UdpBatchModule {
   ): object;
   close(handle: object): void;
   peer(handle: object, slot: number): string;
+  /**
+   * Advises the 2 MiB-aligned part of `array` for transparent huge pages (MADV_HUGEPAGE); the offset
+   * in `array` where that part begins, or -1 - errno (-1 when it has no such part).
+   */
+  hugePages(array: Uint8Array): number;
 }
 
 /**
@@ -55,6 +60,13 @@ interface UdpBatchModule {
  * batch (0 first).
  */
 export type AnswerInto = (msg: Buffer, into: Buffer, peer: () => string, slot: number) => number;
+
+/**
+ * The first of the two passes over a batch: everything short of writing the answer to the datagram
+ * in `slot`, for each datagram before any is answered (docs/adr/0106: the lookups' cache misses
+ * then overlap).
+ */
+export type DecideFor = (msg: Buffer, slot: number) => void;
 
 let module: UdpBatchModule | Error | undefined;
 
@@ -124,6 +136,7 @@ export class BatchedUdp {
     private readonly mod: UdpBatchModule,
     socket: dgram.Socket,
     outSlot: number,
+    decide: DecideFor,
     answer: AnswerInto,
   ) {
     const wrap = wrapOf(socket);
@@ -134,11 +147,13 @@ export class BatchedUdp {
     const lengths = new Int32Array(SLOTS * 2);
     const views = Array.from({ length: SLOTS }, (_, i) => outRing.subarray(i * outSlot, (i + 1) * outSlot));
     const peers = Array.from({ length: SLOTS }, (_, i) => () => mod.peer(this.handle!, i));
+    const msgs: Buffer[] = new Array<Buffer>(SLOTS);
     const onBatch = (count: number): void => {
       for (let i = 0; i < count; i++) {
         const at = i * IN_SLOT;
-        lengths[SLOTS + i] = answer(inRing.subarray(at, at + lengths[i]!), views[i]!, peers[i]!, i);
+        decide((msgs[i] = inRing.subarray(at, at + lengths[i]!)), i);
       }
+      for (let i = 0; i < count; i++) lengths[SLOTS + i] = answer(msgs[i]!, views[i]!, peers[i]!, i);
     };
     this.handle = mod.attach(wrap.fd, SLOTS, inRing, IN_SLOT, outRing, outSlot, lengths, this.stats, onBatch);
     // From here on the module reads (its own duplicate of the descriptor); what libuv read before

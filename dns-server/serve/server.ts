@@ -4,9 +4,9 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from './metrics.js';
-import type { Outcome, Responder } from '../wire/responder.js';
+import { Decision, type Outcome, type Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';
-import { BatchedUdp, errnoName, loadUdpBatch, STAT } from './native-udp.js';
+import { BatchedUdp, errnoName, loadUdpBatch, SLOTS, STAT } from './native-udp.js';
 import type { TransferServer } from '../transfer/transfer-server.js';
 import {
   ResponseRateLimiter,
@@ -151,15 +151,28 @@ export class DnsServer {
   /** The batched path on the bound socket, if the module loads; else dgram goes on reading it. */
   private takeOverReading(udp: dgram.Socket): void {
     const mod = loadUdpBatch();
+    // Per datagram of a batch: what the responder decided, or why it could not.
+    const decisions = Array.from({ length: SLOTS }, () => new Decision());
+    const undecided: unknown[] = new Array<unknown>(SLOTS);
     try {
       if (mod instanceof Error) throw mod;
       const batched = new BatchedUdp(
         mod,
         udp,
         Math.max(this.opts.maxUdpSize, 512),
+        (msg, slot) => {
+          if (slot === 0) this.answered = performance.now();
+          try {
+            this.responder.decide(msg, 'udp', decisions[slot]!);
+            undecided[slot] = undefined;
+          } catch (err) {
+            undecided[slot] = err;
+          }
+        },
         (msg, into, peer, slot) => {
-          // One clock read per query: in a batch each query begins when the one before it was answered.
-          const out = this.answer(msg, 'udp', peer, into, slot === 0 ? performance.now() : this.answered);
+          // One clock read per query: in a batch each query begins when the one before it was
+          // answered, and the first also takes the batch's decisions (native-udp.ts).
+          const out = this.answer(msg, 'udp', peer, into, this.answered, decisions[slot], undecided[slot]);
           if (!out || out.length === 0) return 0;
           // Larger than the slot cannot happen (the responder caps UDP at --max-udp-size); if it did,
           // the answer is copied as far as it fits rather than sent from a stray buffer.
@@ -227,16 +240,25 @@ export class DnsServer {
     ]);
   }
 
-  /** The response (the responder's reused Outcome: read it at once), undefined after a failure. */
+  /**
+   * The response (the responder's reused Outcome: read it at once), undefined after a failure.
+   * With `decided`, what the responder decided for `msg` before (the batched path's first pass;
+   * `failed`: why it could not).
+   */
   private answer(
     msg: Buffer,
     transport: 'udp' | 'tcp',
     peer: string | (() => string),
     into?: Buffer,
     began = performance.now(),
+    decided?: Decision,
+    failed?: unknown,
   ): Outcome | undefined {
     try {
-      const out = this.responder.respond(msg, transport, into);
+      if (failed !== undefined) throw failed;
+      const out = decided
+        ? this.responder.write(msg, decided, into)
+        : this.responder.respond(msg, transport, into);
       const ended = (this.answered = performance.now());
       this.metrics.countQuery(transport, out.zone, out.qtype, out.rcode, (ended - began) / 1000);
       if (this.opts.logQueries)

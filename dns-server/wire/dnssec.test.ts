@@ -11,7 +11,7 @@ import {
   sourced,
   zoneConfig,
 } from '../zone/fixtures.test-support.js';
-import { Responder } from './responder.js';
+import { Decision, Responder } from './responder.js';
 import type { ZoneSigning } from './served.js';
 
 const KEY = parseKey(generateKeyPem());
@@ -282,5 +282,27 @@ describe('a signed zone', () => {
       }
     }
     expect(asked).toBeGreaterThan(200);
+  });
+
+  it('answers a batch decided whole before any of it is written as it answers each query alone', () => {
+    // The batched UDP path's two passes (native-udp.ts): every Decision of a batch is made first,
+    // so nothing of one query's may be left in the responder for the next one's write to read.
+    const r = responder(signing());
+    const batch = CORPUS.flatMap(([name, type]) =>
+      [{}, { do: true }, { edns: 512 }, { do: true, edns: 512 }].map((opts) => query(name, type, opts)),
+    );
+    batch.push(Buffer.from('not a query'), query('xcc.test', 'AXFR'), query('other.test', 'A', { do: true }));
+    const alone = batch.map((msg) => {
+      const out = r.respond(msg, 'udp');
+      return out.response && Buffer.from(out.response.subarray(0, out.length)).toString('hex');
+    });
+    const decisions = batch.map((msg) => r.decide(msg, 'udp', new Decision()));
+    const into = Buffer.alloc(1232);
+    const written = batch.map((msg, i) => {
+      const out = r.write(msg, decisions[i]!, into);
+      return out.response && Buffer.from(out.response.subarray(0, out.length)).toString('hex');
+    });
+    expect(written).toEqual(alone);
+    expect(written.filter((w) => w === undefined)).toHaveLength(1);
   });
 });

@@ -44,6 +44,46 @@ export interface Outcome {
   zone: string | undefined;
 }
 
+/**
+ * What `decide` found for one query: all `write` needs to make its response. The batched UDP path
+ * decides a whole batch before it writes any of it, one Decision per datagram, so that the cache
+ * misses of different queries' lookups overlap instead of each answer waiting for its own
+ * (docs/adr/0106, "answering a batch in two passes").
+ */
+export class Decision {
+  kind: typeof DROPPED | typeof FAILED_PARSE | typeof TSIG | typeof ANSWER = DROPPED;
+  transport: 'udp' | 'tcp' = 'udp';
+  /** The query's, as parseQuery read them. */
+  questionEnd = 12;
+  qnameLength = 0;
+  qtype = 0;
+  edns = false;
+  dnssecOk = false;
+  /** Octets of the query's TSIG record (kind TSIG). */
+  tsigLength = 0;
+  /** Arena offset of the answer, or -1 for none (header, question and OPT alone). */
+  at = -1;
+  rcode = 0;
+  aa = false;
+  /** Octets the response may take. */
+  limit = 0;
+  /** Arena offsets of NSEC pieces appended to the authority section, or -1. */
+  extra = -1;
+  extra2 = -1;
+  zone: string | undefined = undefined;
+  /**
+   * The answer's octets read one per cache line, so that they are in the cache when `write` copies
+   * them; kept only so that the compiler cannot drop the reads.
+   */
+  touched = 0;
+}
+const DROPPED = 0;
+const FAILED_PARSE = 1;
+const TSIG = 2;
+const ANSWER = 3;
+/** Octets of a cache line: the stride at which `decide` reads an answer ahead of `write`. */
+const LINE = 64;
+
 /** Responses over TCP are limited by the two-octet length prefix (RFC 1035 section 4.2.2). */
 export const TCP_MAX = 65535;
 const NO_EDNS_UDP_MAX = 512; // RFC 1035 section 4.2.1
@@ -80,6 +120,8 @@ export class Responder {
     rcode: 0,
     zone: undefined,
   };
+  /** The decision of `respond`, which writes at once. */
+  private readonly decision = new Decision();
   /** Where the current response goes if it fits (the batched UDP path's output slot). */
   private into: Buffer | undefined;
   /** Octets a UDP answer leaves free for the TSIG record signing appends (respondTsig); 0 otherwise. */
@@ -128,37 +170,57 @@ export class Responder {
    * octets. Written into `into` from its start when it fits there (else into a new Buffer).
    */
   respond(msg: Buffer, transport: 'udp' | 'tcp', into?: Buffer): Outcome {
-    this.into = into;
+    return this.write(msg, this.decide(msg, transport, this.decision), into);
+  }
+
+  /**
+   * Everything `respond` does short of writing the response: parses the query, finds its answer in
+   * the arena, and reads the answer's cache lines. Fills `d` and returns it.
+   */
+  decide(msg: Buffer, transport: 'udp' | 'tcp', d: Decision): Decision {
     const q = parseQuery(msg);
-    this.outcome.zone = undefined;
-    if (q.status === DROP) return this.result(undefined, undefined, -1);
-    if (q.tsigAt >= 0 && this.opts.signed) return this.respondTsig(msg, transport, msg.length - q.tsigAt);
-    if (q.status === ERROR)
-      return this.result(
-        errorResponse(msg, q.questionEnd, q.rcode, this.buffer(q.questionEnd)),
-        undefined,
-        q.rcode,
-        q.questionEnd,
-      );
-    const limit =
+    d.zone = undefined;
+    d.transport = transport;
+    if (q.status === DROP) {
+      d.kind = DROPPED;
+      return d;
+    }
+    if (q.tsigAt >= 0 && this.opts.signed) {
+      d.kind = TSIG;
+      d.tsigLength = msg.length - q.tsigAt;
+      return d;
+    }
+    if (q.status === ERROR) {
+      d.kind = FAILED_PARSE;
+      d.rcode = q.rcode;
+      d.questionEnd = q.questionEnd;
+      return d;
+    }
+    d.kind = ANSWER;
+    d.questionEnd = q.questionEnd;
+    d.qnameLength = q.qnameLength;
+    d.qtype = q.qtype;
+    d.edns = q.edns;
+    d.dnssecOk = q.dnssecOk;
+    d.limit =
       transport === 'tcp'
         ? TCP_MAX
         : q.edns
           ? Math.min(Math.max(q.udpSize, NO_EDNS_UDP_MAX), this.opts.maxUdpSize) - this.tsigReserve
           : NO_EDNS_UDP_MAX - this.tsigReserve;
     // RFC 6891 section 6.1.3: we implement version 0 only.
-    if (q.edns && q.ednsVersion !== 0) return this.finish(msg, q, -1, BADVERS, false, limit);
+    if (q.edns && q.ednsVersion !== 0) return this.answerAt(d, -1, BADVERS, false);
     // Zone transfers are not offered; other classes than IN (and ANY) are not served here.
     if (q.qtype === T.AXFR || q.qtype === T.IXFR || (q.qclass !== 1 && q.qclass !== 255))
-      return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
+      return this.answerAt(d, -1, RCODE.REFUSED, false);
     let served: ServedZone | undefined;
     for (const z of this.zones)
       if (inZone(q, z)) {
         served = z;
         break;
       }
-    if (!served) return this.finish(msg, q, -1, RCODE.REFUSED, false, limit);
-    this.outcome.zone = served.name;
+    if (!served) return this.answerAt(d, -1, RCODE.REFUSED, false);
+    d.zone = served.name;
     if (served.cuts.size !== 0) {
       const referral = served.table.cutAtOrAbove(
         q.name,
@@ -168,9 +230,9 @@ export class Responder {
         served.apexLabels,
         served.cuts,
       );
-      if (referral >= 0) return this.finish(msg, q, referral, this.arena[referral]! & 0x0f, false, limit);
+      if (referral >= 0) return this.answerAt(d, referral, this.arena[referral]! & 0x0f, false);
     }
-    if (q.dnssecOk && served.dnssec) return this.respondSigned(msg, q, served, served.dnssec, limit);
+    if (q.dnssecOk && served.dnssec) return this.decideSigned(d, q, served, served.dnssec);
     // The name; else the wildcard at the closest encloser; else NXDOMAIN.
     const index = served.table.closestMatch(
       q.name,
@@ -185,7 +247,48 @@ export class Responder {
       const group = at - DRAW;
       at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
     }
-    return this.finish(msg, q, at, this.arena[at]!, true, limit);
+    return this.answerAt(d, at, this.arena[at]!, true);
+  }
+
+  /** The response `d` was decided for, written into `into` when it fits there (else a new Buffer). */
+  write(msg: Buffer, d: Decision, into?: Buffer): Outcome {
+    this.into = into;
+    this.outcome.zone = d.zone;
+    switch (d.kind) {
+      case DROPPED:
+        return this.result(undefined, undefined, -1);
+      case TSIG:
+        return this.respondTsig(msg, d.transport, d.tsigLength);
+      case FAILED_PARSE:
+        return this.result(
+          errorResponse(msg, d.questionEnd, d.rcode, this.buffer(d.questionEnd)),
+          undefined,
+          d.rcode,
+          d.questionEnd,
+        );
+      default:
+        return this.finish(msg, d);
+    }
+  }
+
+  /**
+   * Records the answer in `d` and reads its octets a cache line apart (see Decision.touched).
+   * @param at arena offset of the answer, or -1 for none
+   * @param extra, extra2 arena offsets of NSEC pieces appended to the authority section, or -1
+   */
+  private answerAt(d: Decision, at: number, rcode: number, aa: boolean, extra = -1, extra2 = -1): Decision {
+    d.at = at;
+    d.rcode = rcode;
+    d.aa = aa;
+    d.extra = extra;
+    d.extra2 = extra2;
+    const arena = this.arena;
+    let touched = 0;
+    if (at >= 0) touched = touch(arena, at, answerEnd(arena, at));
+    if (extra >= 0) touched ^= touch(arena, extra, extra + TEMPLATE_HEADER + u16(arena, extra + 6));
+    if (extra2 >= 0) touched ^= touch(arena, extra2, extra2 + TEMPLATE_HEADER + u16(arena, extra2 + 6));
+    d.touched = touched;
+    return d;
   }
 
   /**
@@ -218,13 +321,7 @@ export class Responder {
    * label below its closest encloser among that encloser's children (coverBelow); nothing is signed
    * here, and no string is made.
    */
-  private respondSigned(
-    msg: Buffer,
-    q: Query,
-    served: ServedZone,
-    d: SignedZoneData,
-    limit: number,
-  ): Outcome {
+  private decideSigned(decision: Decision, q: Query, served: ServedZone, d: SignedZoneData): Decision {
     // The signed slots are in the order of the name table's.
     let index = served.table.existingOrEncloser(
       q.name,
@@ -252,26 +349,15 @@ export class Responder {
       covering = -1;
     const proof = covering < 0 ? -1 : d.proofs[covering]!;
     const wildcardProof = wildcardRank < 0 || wildcardRank === covering ? -1 : d.proofs[wildcardRank]!;
-    return this.finish(msg, q, at, this.arena[at]!, true, limit, proof, wildcardProof);
+    return this.answerAt(decision, at, this.arena[at]!, true, proof, wildcardProof);
   }
 
-  /**
-   * @param at arena offset of the answer, or -1 for none
-   * @param extra, extra2 arena offsets of NSEC pieces appended to the authority section, or -1
-   */
-  private finish(
-    msg: Buffer,
-    q: Query,
-    at: number,
-    rcode: number,
-    aa: boolean,
-    limit: number,
-    extra = -1,
-    extra2 = -1,
-  ): Outcome {
+  /** The response of a decided answer (kind ANSWER): header and question as asked, then the answer. */
+  private finish(msg: Buffer, d: Decision): Outcome {
+    const { at, rcode, aa, limit, extra, extra2 } = d;
     const arena = this.arena;
-    const opt = q.edns ? OPT_LENGTH : 0;
-    const qEnd = q.questionEnd;
+    const opt = d.edns ? OPT_LENGTH : 0;
+    const qEnd = d.questionEnd;
     const movable = at < 0 ? 0 : u16(arena, at + 8);
     const start = at < 0 ? 0 : at + TEMPLATE_HEADER + movable * 2;
     let sections = at < 0 ? 0 : u16(arena, at + 6);
@@ -296,7 +382,7 @@ export class Responder {
       setU16(out, 6, u16(arena, at + 1));
       setU16(out, 8, u16(arena, at + 3));
       copy(arena, start, start + sections, out, qEnd);
-      const delta = q.qnameLength - arena[at + 5]!;
+      const delta = d.qnameLength - arena[at + 5]!;
       if (delta !== 0) {
         for (let m = at + TEMPLATE_HEADER, end = m + movable * 2; m < end; m += 2) {
           const p = qEnd + u16(arena, m);
@@ -308,8 +394,8 @@ export class Responder {
       sections += appendPiece(arena, extra, extraLength, out, qEnd + sections);
       if (extra2 >= 0) sections += appendPiece(arena, extra2, extra2Length, out, qEnd + sections);
     }
-    if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, q.dnssecOk);
-    return this.result(out, q.qtype, rcode, qEnd + sections + opt);
+    if (opt) writeOpt(out, qEnd + sections, this.opts.maxUdpSize, rcode >> 4, d.dnssecOk);
+    return this.result(out, d.qtype, rcode, qEnd + sections + opt);
   }
 
   /** `size` octets to write a response into: the caller's slot if it fits, else a new Buffer. */
@@ -389,6 +475,18 @@ function inZone(q: Query, z: ServedZone): boolean {
 function copy(src: Buffer, from: number, to: number, dst: Buffer, at: number): void {
   if (to - from < 24) for (let i = from; i < to; i++) dst[at++] = src[i]!;
   else src.copy(dst, at, from, to);
+}
+
+/** Where the answer at arena offset `at` ends (its header, pointer offsets and sections). */
+function answerEnd(arena: Buffer, at: number): number {
+  return at + TEMPLATE_HEADER + u16(arena, at + 8) * 2 + u16(arena, at + 6);
+}
+
+/** Reads arena[from, to) one octet a cache line, the last included; returns them xor-ed. */
+function touch(arena: Buffer, from: number, to: number): number {
+  let t = 0;
+  for (let p = from + LINE; p < to; p += LINE) t ^= arena[p]!;
+  return t ^ arena[to - 1]!;
 }
 
 /** Copies an NSEC piece (two authority records, no pointers) to `at` and counts it; returns its length. */

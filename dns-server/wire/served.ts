@@ -5,6 +5,7 @@
 // ../build/builder.ts) and transferred without copying; the responder uses it
 // as it comes. No per-answer JS objects survive a build: 100,000 records cost
 // a few megabytes of arena, not a heap of Buffers.
+import { placeArena, type ArenaPages } from './arena-memory.js';
 import { T } from '../zone/rr.js';
 import { RCODE, type Zone, type ZoneNode } from '../zone/zone.js';
 import { buildNameTable, type NameTableData } from './name-table.js';
@@ -61,6 +62,8 @@ export interface ZoneSigning {
 
 export interface ServedData {
   arena: Uint8Array;
+  /** Whether `arena` is on memory advised for huge pages (arena-memory.ts). */
+  arenaPages: ArenaPages;
   zones: ServedZoneData[];
   /** Draw groups (see DRAW); empty without weighted answers. */
   draws: Uint32Array;
@@ -133,11 +136,9 @@ class Arena {
     return at;
   }
 
-  /** A copy that owns its whole ArrayBuffer (transferable, no pool slab). */
-  done(): Uint8Array {
-    const out = new Uint8Array(this.len);
-    out.set(this.buf.subarray(0, this.len));
-    return out;
+  /** A copy that owns its whole ArrayBuffer (transferable, no pool slab), on huge pages when large. */
+  done(): { arena: Uint8Array; pages: ArenaPages } {
+    return placeArena(this.buf.subarray(0, this.len));
   }
 }
 const EMPTY = new Uint16Array(0);
@@ -192,7 +193,8 @@ export function encodeServed(
   });
   signing?.signatures.end();
   served.sort((a, b) => b.name.length - a.name.length);
-  return { arena: arena.done(), zones: served, draws: Uint32Array.from(draws) };
+  const { arena: octets, pages } = arena.done();
+  return { arena: octets, arenaPages: pages, zones: served, draws: Uint32Array.from(draws) };
 }
 
 /** The answer's template, if it fits a DNS message over TCP (fitting.ts). */

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <node_api.h>
 #include <uv.h>
@@ -378,11 +379,39 @@ static napi_value peer(napi_env env, napi_callback_info info) {
   return s;
 }
 
+// hugePages(u8): advises the 2 MiB-aligned part of a Uint8Array's memory for
+// transparent huge pages (MADV_HUGEPAGE), for the answer arena
+// (wire/arena-memory.ts). Only pages not yet touched are then faulted in whole
+// (those already there wait for khugepaged), so the caller advises fresh memory
+// and writes it after. Returns the offset in the array at which that part
+// begins; -1 when there is none; -1 - errno when madvise refuses.
+#define HUGE_PAGE (2u << 20)
+static napi_value huge_pages(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  napi_typedarray_type type;
+  size_t length;
+  void* data;
+  CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, NULL));
+  uintptr_t start = (uintptr_t)data;
+  uintptr_t aligned = (start + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+  uintptr_t end = (start + length) & ~(uintptr_t)(HUGE_PAGE - 1);
+  int64_t result = -1;
+  if (type == napi_uint8_array && end > aligned)
+    result = madvise((void*)aligned, end - aligned, MADV_HUGEPAGE) == 0 ? (int64_t)(aligned - start)
+                                                                         : -1 - (int64_t)errno;
+  napi_value out;
+  CHECK(napi_create_int64(env, result, &out));
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"attach", NULL, attach, NULL, NULL, NULL, napi_enumerable, NULL},
       {"close", NULL, close_ring, NULL, NULL, NULL, napi_enumerable, NULL},
       {"peer", NULL, peer, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"hugePages", NULL, huge_pages, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   CHECK(napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   return exports;
