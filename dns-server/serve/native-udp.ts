@@ -62,11 +62,10 @@ interface UdpBatchModule {
 export type AnswerInto = (msg: Buffer, into: Buffer, peer: () => string, slot: number) => number;
 
 /**
- * The first of the two passes over a batch: everything short of writing the answer to the datagram
- * in `slot`, for each datagram before any is answered (docs/adr/0106: the lookups' cache misses
- * then overlap).
+ * What comes before any datagram of a batch is answered: everything short of writing the answers
+ * to `msgs[0, count)` (docs/adr/0106: the lookups' cache misses then overlap).
  */
-export type DecideFor = (msg: Buffer, slot: number) => void;
+export type DecideBatch = (msgs: readonly Buffer[], count: number) => void;
 
 let module: UdpBatchModule | Error | undefined;
 
@@ -136,7 +135,7 @@ export class BatchedUdp {
     private readonly mod: UdpBatchModule,
     socket: dgram.Socket,
     outSlot: number,
-    decide: DecideFor,
+    decide: DecideBatch,
     answer: AnswerInto,
   ) {
     const wrap = wrapOf(socket);
@@ -149,10 +148,8 @@ export class BatchedUdp {
     const peers = Array.from({ length: SLOTS }, (_, i) => () => mod.peer(this.handle!, i));
     const msgs: Buffer[] = new Array<Buffer>(SLOTS);
     const onBatch = (count: number): void => {
-      for (let i = 0; i < count; i++) {
-        const at = i * IN_SLOT;
-        decide((msgs[i] = inRing.subarray(at, at + lengths[i]!)), i);
-      }
+      for (let i = 0; i < count; i++) msgs[i] = inRing.subarray(i * IN_SLOT, i * IN_SLOT + lengths[i]!);
+      decide(msgs, count);
       for (let i = 0; i < count; i++) lengths[SLOTS + i] = answer(msgs[i]!, views[i]!, peers[i]!, i);
     };
     this.handle = mod.attach(wrap.fd, SLOTS, inRing, IN_SLOT, outRing, outSlot, lengths, this.stats, onBatch);

@@ -160,14 +160,22 @@ export class DnsServer {
         mod,
         udp,
         Math.max(this.opts.maxUdpSize, 512),
-        (msg, slot) => {
-          if (slot === 0) this.answered = performance.now();
-          try {
-            this.responder.decide(msg, 'udp', decisions[slot]!);
-            undecided[slot] = undefined;
-          } catch (err) {
-            undecided[slot] = err;
-          }
+        (msgs, count) => {
+          this.answered = performance.now();
+          // In passes, each over the whole batch (responder.ts, decide and settle).
+          for (let i = 0; i < count; i++)
+            try {
+              this.responder.decide(msgs[i]!, 'udp', decisions[i]!);
+              undecided[i] = undefined;
+            } catch (err) {
+              undecided[i] = err;
+            }
+          for (let i = 0; i < count; i++)
+            try {
+              if (undecided[i] === undefined) this.responder.settle(decisions[i]!);
+            } catch (err) {
+              undecided[i] = err;
+            }
         },
         (msg, into, peer, slot) => {
           // One clock read per query: in a batch each query begins when the one before it was

@@ -161,6 +161,22 @@ function readOpt(msg: Buffer, from: number): boolean {
   const ns = u16(msg, 8);
   const ar = u16(msg, 10);
   if (ar === 0) return true;
+  // What resolvers send: one OPT, owned by the root, right after the question and ending the message.
+  if (
+    an + ns === 0 &&
+    ar === 1 &&
+    from + 11 <= msg.length &&
+    msg[from] === 0 &&
+    msg[from + 1] === 0 &&
+    msg[from + 2] === 41 &&
+    from + 11 + u16(msg, from + 9) === msg.length
+  ) {
+    q.edns = true;
+    q.udpSize = u16(msg, from + 3);
+    q.ednsVersion = msg[from + 6]!;
+    q.dnssecOk = (msg[from + 7]! & 0x80) !== 0;
+    return true;
+  }
   let at = from;
   for (let i = 0; i < an + ns + ar; i++) {
     const nameStart = at;

@@ -131,6 +131,51 @@ describe('Responder', () => {
     expect(ask(r, query('big.xcc.test', 'A'), 'tcp').packet.answers).toHaveLength(60);
   });
 
+  it('reads the OPT record alike wherever it is and whatever follows it', () => {
+    const optOf = (raw: Buffer) => raw.subarray(raw.length - 11).toString('hex');
+    const plainOpt = ask(r, query('a.xcc.test', 'A', { edns: 1232 })).raw;
+    // With an option (a cookie), with octets after it, and after a second additional record.
+    const withOption = dnsPacket.encode({
+      type: 'query',
+      id: 1,
+      questions: [{ name: 'a.xcc.test', type: 'A', class: 'IN' }],
+      additionals: [
+        {
+          type: 'OPT',
+          name: '.',
+          udpPayloadSize: 1232,
+          flags: dnsPacket.DNSSEC_OK,
+          options: [{ code: 10, data: Buffer.alloc(8, 1) }],
+        } as dnsPacket.Answer,
+      ],
+    });
+    // root, OPT, 1232, extended RCODE 0, version 0, DO as asked, no options
+    expect(optOf(ask(r, withOption).raw)).toBe('00002904d00000' + '8000' + '0000');
+    expect(optOf(plainOpt)).toBe('00002904d00000' + '0000' + '0000');
+    const trailing = Buffer.concat([query('a.xcc.test', 'A', { edns: 1232 }), Buffer.of(0)]);
+    expect(optOf(ask(r, trailing).raw)).toBe(optOf(plainOpt));
+    const second = dnsPacket.encode({
+      type: 'query',
+      id: 1,
+      questions: [{ name: 'a.xcc.test', type: 'A', class: 'IN' }],
+      additionals: [
+        { type: 'A', name: 'x.', ttl: 1, data: '10.0.0.1' },
+        { type: 'OPT', name: '.', udpPayloadSize: 1232, flags: 0 } as dnsPacket.Answer,
+      ],
+    });
+    expect(optOf(ask(r, second).raw)).toBe(optOf(plainOpt));
+    // Two OPTs, or one not owned by the root: FORMERR (RFC 6891 section 6.1.1).
+    const twice = Buffer.concat([
+      query('a.xcc.test', 'A', { edns: 1232 }),
+      plainOpt.subarray(plainOpt.length - 11),
+    ]);
+    twice.writeUInt16BE(2, 10);
+    expect(ask(r, twice).raw[3]! & 0x0f).toBe(1);
+    const owned = Buffer.from(query('a.xcc.test', 'A', { edns: 1232 }));
+    owned[owned.length - 11] = 1;
+    expect(ask(r, owned).raw[3]! & 0x0f).toBe(1);
+  });
+
   it('answers BADVERS to EDNS versions other than 0 (RFC 6891 section 6.1.3)', () => {
     const msg = query('a.xcc.test', 'A', { edns: 1232 });
     msg[msg.length - 11 + 6] = 1; // OPT TTL's version octet

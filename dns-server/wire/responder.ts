@@ -72,6 +72,19 @@ export class Decision {
   extra2 = -1;
   zone: string | undefined = undefined;
   /**
+   * False while the answer's offset is still to be read (`settle`): from `table[entry]` when
+   * `table` is set, else it is `at`; for a signed zone with the NSEC ranks below.
+   */
+  settled = true;
+  table: Uint32Array | undefined = undefined;
+  entry = 0;
+  signed: SignedZoneData | undefined = undefined;
+  /** Chain ranks of the NSECs that cover the query name and the wildcard below its encloser, or -1. */
+  covering = -1;
+  wildcardRank = -1;
+  /** The chain rank of the answering name's own NSEC, -1 when no name answers. */
+  ownRank = -1;
+  /**
    * The answer's octets read one per cache line, so that they are in the cache when `write` copies
    * them; kept only so that the compiler cannot drop the reads.
    */
@@ -174,11 +187,14 @@ export class Responder {
   }
 
   /**
-   * Everything `respond` does short of writing the response: parses the query, finds its answer in
-   * the arena, and reads the answer's cache lines. Fills `d` and returns it.
+   * The first part of what `respond` does short of writing the response: parses the query and
+   * finds the name that answers it. What is left, reading the answer's offset and its octets, is
+   * `settle`'s, so that a batch can make those reads for all its queries in one tight loop, where
+   * they overlap (docs/adr/0106). Fills `d` and returns it.
    */
   decide(msg: Buffer, transport: 'udp' | 'tcp', d: Decision): Decision {
     const q = parseQuery(msg);
+    d.settled = true;
     d.zone = undefined;
     d.transport = transport;
     if (q.status === DROP) {
@@ -241,17 +257,38 @@ export class Responder {
       q.labelCount,
       served.apexLabels,
     );
-    let at = index < 0 ? served.nxdomain : served.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
+    if (index < 0) return this.answerAt(d, served.nxdomain, this.arena[served.nxdomain]!, true);
+    return unsettled(d, served.slots, index * SLOT_COUNT + SLOTS[q.qtype]!, -1, undefined, -1, -1, -1);
+  }
+
+  /**
+   * The rest of `decide`: the answer's offset read from its slot (a weighted answer drawn), the NSECs
+   * a signed answer needs, and the answer's octets read a cache line apart. Idempotent.
+   */
+  settle(d: Decision): void {
+    if (d.settled) return;
+    let at = d.table !== undefined ? d.table[d.entry]! : d.at;
     if (at >= DRAW) {
       // A weighted answer: one entry of its draw group, at random (the group was made at build time).
       const group = at - DRAW;
       at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
     }
-    return this.answerAt(d, at, this.arena[at]!, true);
+    const s = d.signed;
+    if (s === undefined) {
+      this.answerAt(d, at, this.arena[at]!, true);
+      return;
+    }
+    let covering = d.covering;
+    // A wildcard's NODATA carries the wildcard's NSEC already: not twice when it also covers the name.
+    if (covering >= 0 && covering === d.ownRank && u16(this.arena, at + 1) === 0) covering = -1;
+    const proof = covering < 0 ? -1 : s.proofs[covering]!;
+    const wildcardProof = d.wildcardRank < 0 || d.wildcardRank === covering ? -1 : s.proofs[d.wildcardRank]!;
+    this.answerAt(d, at, this.arena[at]!, true, proof, wildcardProof);
   }
 
   /** The response `d` was decided for, written into `into` when it fits there (else a new Buffer). */
   write(msg: Buffer, d: Decision, into?: Buffer): Outcome {
+    this.settle(d);
     this.into = into;
     this.outcome.zone = d.zone;
     switch (d.kind) {
@@ -277,6 +314,7 @@ export class Responder {
    * @param extra, extra2 arena offsets of NSEC pieces appended to the authority section, or -1
    */
   private answerAt(d: Decision, at: number, rcode: number, aa: boolean, extra = -1, extra2 = -1): Decision {
+    d.settled = true;
     d.at = at;
     d.rcode = rcode;
     d.aa = aa;
@@ -339,17 +377,18 @@ export class Responder {
       // RFC 4035 section 3.1.3.2: no such name, and no wildcard at the closest encloser either.
       if (index < 0) wildcardRank = d.wildcardCover[encloser]!;
     }
-    let at = index < 0 ? d.nxdomain : d.slots[index * SLOT_COUNT + SLOTS[q.qtype]!]!;
-    if (at >= DRAW) {
-      const group = at - DRAW;
-      at = this.draws[group + 1 + ((Math.random() * this.draws[group]!) | 0)]!;
-    }
-    // A wildcard's NODATA carries the wildcard's NSEC already: not twice when it also covers the name.
-    if (covering >= 0 && index >= 0 && covering === d.ownRank[index] && u16(this.arena, at + 1) === 0)
-      covering = -1;
-    const proof = covering < 0 ? -1 : d.proofs[covering]!;
-    const wildcardProof = wildcardRank < 0 || wildcardRank === covering ? -1 : d.proofs[wildcardRank]!;
-    return this.answerAt(decision, at, this.arena[at]!, true, proof, wildcardProof);
+    if (index < 0) return unsettled(decision, undefined, 0, d.nxdomain, d, covering, wildcardRank, -1);
+    const own = covering >= 0 ? d.ownRank[index]! : -1;
+    return unsettled(
+      decision,
+      d.slots,
+      index * SLOT_COUNT + SLOTS[q.qtype]!,
+      -1,
+      d,
+      covering,
+      wildcardRank,
+      own,
+    );
   }
 
   /** The response of a decided answer (kind ANSWER): header and question as asked, then the answer. */
@@ -475,6 +514,28 @@ function inZone(q: Query, z: ServedZone): boolean {
 function copy(src: Buffer, from: number, to: number, dst: Buffer, at: number): void {
   if (to - from < 24) for (let i = from; i < to; i++) dst[at++] = src[i]!;
   else src.copy(dst, at, from, to);
+}
+
+/** Leaves `d` for `settle` (see Decision.settled). */
+function unsettled(
+  d: Decision,
+  table: Uint32Array | undefined,
+  entry: number,
+  at: number,
+  signed: SignedZoneData | undefined,
+  covering: number,
+  wildcardRank: number,
+  ownRank: number,
+): Decision {
+  d.settled = false;
+  d.table = table;
+  d.entry = entry;
+  d.at = at;
+  d.signed = signed;
+  d.covering = covering;
+  d.wildcardRank = wildcardRank;
+  d.ownRank = ownRank;
+  return d;
 }
 
 /** Where the answer at arena offset `at` ends (its header, pointer offsets and sections). */
