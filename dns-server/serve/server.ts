@@ -162,11 +162,18 @@ export class DnsServer {
         Math.max(this.opts.maxUdpSize, 512),
         (msgs, count) => {
           this.answered = performance.now();
-          // In passes, each over the whole batch (responder.ts, decide and settle).
+          // In passes, each over the whole batch (responder.ts: decide, locate, settle), so that the
+          // cache misses of different queries overlap; a query that throws costs its own answer alone.
           for (let i = 0; i < count; i++)
             try {
               this.responder.decide(msgs[i]!, 'udp', decisions[i]!);
               undecided[i] = undefined;
+            } catch (err) {
+              undecided[i] = err;
+            }
+          for (let i = 0; i < count; i++)
+            try {
+              if (undecided[i] === undefined) this.responder.locate(decisions[i]!);
             } catch (err) {
               undecided[i] = err;
             }

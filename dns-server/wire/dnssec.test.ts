@@ -297,6 +297,7 @@ describe('a signed zone', () => {
       return out.response && Buffer.from(out.response.subarray(0, out.length)).toString('hex');
     });
     const decisions = batch.map((msg) => r.decide(msg, 'udp', new Decision()));
+    for (const d of decisions) r.locate(d);
     for (const d of decisions) r.settle(d);
     const into = Buffer.alloc(1232);
     const written = batch.map((msg, i) => {
