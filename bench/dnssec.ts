@@ -160,6 +160,27 @@ function sizes(records: Parameters<typeof asRecordSets>[0], queryFile: string, p
   return out;
 }
 
+/** A process's memory on transparent huge pages, in MB, as its smaps_rollup says. */
+function hugePagesMb(pid: number): string {
+  try {
+    const kb = /AnonHugePages:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+    return kb === undefined ? 'unknown' : `${(Number(kb) / 1024).toFixed(0)} MB`;
+  } catch (err) {
+    return `unknown (${(err as Error).message})`;
+  }
+}
+
+/** The setting in force, the bracketed one of /sys/kernel/mm/transparent_hugepage/enabled. */
+function transparentHugePages(): string {
+  try {
+    return (
+      /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? 'unknown'
+    );
+  } catch {
+    return 'not available';
+  }
+}
+
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
 
 async function main(): Promise<void> {
@@ -249,6 +270,11 @@ async function main(): Promise<void> {
       side('NSD signed, EDNS DO=0', nsd, false, true),
     ];
     for (const s of sides) await dnsperf(s.port, load.queryFile, 1, s); // warm-up
+    // The answer arena goes on memory advised for huge pages when it is large (dns-server
+    // wire/arena-memory.ts); what the kernel gave shows here.
+    console.log(
+      `huge pages (AnonHugePages, /proc/<pid>/smaps_rollup): our signed ${hugePagesMb(oursSigned.child.pid!)}, our unsigned ${hugePagesMb(oursPlain.child.pid!)}; THP ${transparentHugePages()}`,
+    );
     const qps = await saturating(
       sides,
       load.queryFile,

@@ -4,10 +4,7 @@
 // (binding, the cluster module's sharing, closing); this only takes over the
 // reading and the answering.
 import type dgram from 'node:dgram';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import type { NativeModule } from '../native/module.js';
 
 /** Datagrams per batch: NSD's and Knot's recvmmsg batch size. */
 export const SLOTS = 64;
@@ -32,28 +29,6 @@ export const STAT = {
 } as const;
 const STAT_COUNT = 9;
 
-/** What udp_batch.node exports. */
-interface UdpBatchModule {
-  attach(
-    fd: number,
-    slots: number,
-    inRing: Buffer,
-    inSlot: number,
-    outRing: Buffer,
-    outSlot: number,
-    lengths: Int32Array,
-    stats: Float64Array,
-    onBatch: (count: number) => void,
-  ): object;
-  close(handle: object): void;
-  peer(handle: object, slot: number): string;
-  /**
-   * Advises the 2 MiB-aligned part of `array` for transparent huge pages (MADV_HUGEPAGE); the offset
-   * in `array` where that part begins, or -1 - errno (-1 when it has no such part).
-   */
-  hugePages(array: Uint8Array): number;
-}
-
 /**
  * Answers one datagram into `into` (its slot of the output ring); returns the octets written, 0
  * for no answer. `peer` formats the sender's address, for logs only; `slot` is its place in the
@@ -66,29 +41,6 @@ export type AnswerInto = (msg: Buffer, into: Buffer, peer: () => string, slot: n
  * to `msgs[0, count)` (docs/adr/0106: the lookups' cache misses then overlap).
  */
 export type DecideBatch = (msgs: readonly Buffer[], count: number) => void;
-
-let module: UdpBatchModule | Error | undefined;
-
-/** The compiled module, or why it cannot be loaded (tried once per process). */
-export function loadUdpBatch(): UdpBatchModule | Error {
-  if (module) return module;
-  if (process.platform !== 'linux') return (module = new Error('recvmmsg/sendmmsg: Linux only'));
-  // Beside this file in the images (dist/dns-server/serve/native/); in a checkout, where
-  // `npm ci` built it, from the sources (jest) or from dist/.
-  const candidates = [
-    './native/build/Release/udp_batch.node',
-    './native/udp_batch.node',
-    '../../../dns-server/serve/native/build/Release/udp_batch.node',
-  ].map((c) => fileURLToPath(new URL(c, import.meta.url)));
-  const found = candidates.find((c) => existsSync(c));
-  if (!found)
-    return (module = new Error(`udp_batch.node not built (npm ci builds it); looked for ${candidates[0]}`));
-  try {
-    return (module = createRequire(import.meta.url)(found) as UdpBatchModule);
-  } catch (err) {
-    return (module = new Error(`cannot load ${found}: ${(err as Error).message}`, { cause: err }));
-  }
-}
 
 /** dgram's libuv handle: its descriptor, and the way to stop libuv reading it. */
 interface UdpWrap {
@@ -112,15 +64,6 @@ function wrapOf(socket: dgram.Socket): UdpWrap | undefined {
   return handle as UdpWrap;
 }
 
-/** By number; of two names for one number the first (EAGAIN, not its alias EWOULDBLOCK). */
-const errnoNames = new Map<number, string>();
-for (const [name, n] of Object.entries(os.constants.errno)) if (!errnoNames.has(n)) errnoNames.set(n, name);
-
-/** An errno as its name (EMSGSIZE), for logs. */
-export function errnoName(n: number): string {
-  return errnoNames.get(n) ?? String(n);
-}
-
 /** One socket read and answered in batches. */
 export class BatchedUdp {
   readonly stats = new Float64Array(STAT_COUNT);
@@ -132,7 +75,7 @@ export class BatchedUdp {
    * @param outSlot octets per answer: the largest UDP response (--max-udp-size)
    */
   constructor(
-    private readonly mod: UdpBatchModule,
+    private readonly mod: NativeModule,
     socket: dgram.Socket,
     outSlot: number,
     decide: DecideBatch,

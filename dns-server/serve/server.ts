@@ -6,7 +6,8 @@ import type { Logger } from '../../runtime/log.js';
 import type { Metrics } from './metrics.js';
 import { Decision, type Outcome, type Responder } from '../wire/responder.js';
 import { TcpConnections, type TcpLimits } from './tcp-connections.js';
-import { BatchedUdp, errnoName, loadUdpBatch, SLOTS, STAT } from './native-udp.js';
+import { errnoName, loadNativeModule } from '../native/module.js';
+import { BatchedUdp, SLOTS, STAT } from './native-udp.js';
 import type { TransferServer } from '../transfer/transfer-server.js';
 import {
   ResponseRateLimiter,
@@ -150,7 +151,7 @@ export class DnsServer {
 
   /** The batched path on the bound socket, if the module loads; else dgram goes on reading it. */
   private takeOverReading(udp: dgram.Socket): void {
-    const mod = loadUdpBatch();
+    const mod = loadNativeModule();
     // Per datagram of a batch: what the responder decided, or why it could not.
     const decisions = Array.from({ length: SLOTS }, () => new Decision());
     const undecided: unknown[] = new Array<unknown>(SLOTS);

@@ -5,7 +5,7 @@
 // the dns-server's native module) before it is written, it is backed by 2 MiB
 // pages where the kernel has them. With THP at "never" the advice does nothing;
 // off Linux, or without the module, the arena is ordinary memory.
-import { errnoName, loadUdpBatch } from '../serve/native-udp.js';
+import { errnoName, loadNativeModule } from '../native/module.js';
 
 const HUGE_PAGE = 2 << 20;
 /** An arena smaller than this is within the TLB's reach on 4 KiB pages (measured: no gain). */
@@ -19,7 +19,7 @@ export function placeArena(octets: Uint8Array): { arena: Uint8Array; pages: Aren
   const length = octets.length;
   let pages: ArenaPages = 'small';
   if (length >= HUGE_PAGES_FROM) {
-    const mod = loadUdpBatch();
+    const mod = loadNativeModule();
     if (mod instanceof Error) pages = `not advised: ${mod.message}`;
     else {
       // Fresh memory, not yet written: a fault in an advised range then takes a whole huge page.

@@ -9,7 +9,8 @@ export const RUNTIME_FOLDERS = {
 
 /**
  * Compiled modules each component loads, from where `npm ci` builds them to where the image has
- * them (beside the dist/ file that loads them; images/*.Dockerfile copy the same).
+ * them (where the dist/ file that loads them looks, dns-server/native/module.ts; images/*.Dockerfile
+ * copy the same).
  */
 export const NATIVE_MODULES = {
   operator: [],
