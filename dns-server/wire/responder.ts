@@ -45,10 +45,10 @@ export interface Outcome {
 }
 
 /**
- * What `decide` found for one query: all `write` needs to make its response. The batched UDP path
- * decides a whole batch before it writes any of it, one Decision per datagram, so that the cache
- * misses of different queries' lookups overlap instead of each answer waiting for its own
- * (docs/adr/0106, "answering a batch in two passes").
+ * What `decide`, `locate` and `settle` found for one query: all `write` needs to make its response.
+ * The batched UDP path makes a whole batch's before it writes any of it, one Decision per datagram,
+ * so that the cache misses of different queries' lookups overlap instead of each answer waiting for
+ * its own (docs/adr/0106, "a batch answered in passes").
  */
 export class Decision {
   kind: typeof DROPPED | typeof FAILED_PARSE | typeof TSIG | typeof ANSWER = DROPPED;
@@ -72,8 +72,8 @@ export class Decision {
   extra2 = -1;
   zone: string | undefined = undefined;
   /**
-   * False while the answer's offset is still to be read (`settle`): from `table[entry]` when
-   * `table` is set, else it is `at`; for a signed zone with the NSEC ranks below.
+   * False while the answer's offset is still to be read (`locate`, `settle`): from `table[entry]`
+   * while `table` is set, else it is `at`; for a signed zone with the NSEC ranks below.
    */
   settled = true;
   table: Uint32Array | undefined = undefined;
@@ -94,7 +94,7 @@ const DROPPED = 0;
 const FAILED_PARSE = 1;
 const TSIG = 2;
 const ANSWER = 3;
-/** Octets of a cache line: the stride at which `decide` reads an answer ahead of `write`. */
+/** Octets of a cache line: the stride at which `settle` reads an answer ahead of `write`. */
 const LINE = 64;
 
 /** Responses over TCP are limited by the two-octet length prefix (RFC 1035 section 4.2.2). */
