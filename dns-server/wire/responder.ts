@@ -277,7 +277,8 @@ export class Responder {
    */
   settle(d: Decision): void {
     if (d.settled) return;
-    let at = d.table !== undefined ? d.table[d.entry]! : d.at;
+    this.locate(d);
+    let at = d.at;
     if (at >= DRAW) {
       // A weighted answer: one entry of its draw group, at random (the group was made at build time).
       const group = at - DRAW;
@@ -333,8 +334,8 @@ export class Responder {
     const arena = this.arena;
     let touched = 0;
     if (at >= 0) touched = touch(arena, at, answerEnd(arena, at));
-    if (extra >= 0) touched ^= touch(arena, extra, extra + TEMPLATE_HEADER + u16(arena, extra + 6));
-    if (extra2 >= 0) touched ^= touch(arena, extra2, extra2 + TEMPLATE_HEADER + u16(arena, extra2 + 6));
+    if (extra >= 0) touched ^= touch(arena, extra, answerEnd(arena, extra));
+    if (extra2 >= 0) touched ^= touch(arena, extra2, answerEnd(arena, extra2));
     d.touched = touched;
     return d;
   }
@@ -548,7 +549,7 @@ function unsettled(
   return d;
 }
 
-/** Where the answer at arena offset `at` ends (its header, pointer offsets and sections). */
+/** Where the answer or NSEC piece at arena offset `at` ends (its header, pointer offsets and sections). */
 function answerEnd(arena: Buffer, at: number): number {
   return at + TEMPLATE_HEADER + u16(arena, at + 8) * 2 + u16(arena, at + 6);
 }
