@@ -49,22 +49,28 @@ describe('dns-server lame duck', () => {
     });
 
   it('answers and reports unready for the period after SIGTERM, then exits 0', async () => {
-    const server = await start('2s');
+    // The queries stop at half the period, not after a count: on a loaded
+    // machine each dig is a process start, and a fixed count of them has
+    // outlasted a 2 s period and met the closed socket.
+    const server = await start('4s');
     const began = Date.now();
     const exit = exited(server);
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 50));
     const ready = await fetch(`http://127.0.0.1:${server.healthPort}/readyz`);
     expect(ready.status).toBe(503);
-    for (let i = 0; i < 10; i++) {
+    let rounds = 0;
+    while (Date.now() - began < 2000) {
       expect((await dig(server.port, ['+short', 'a.xcc.test', 'A'])).stdout.trim()).toBe('10.0.0.1');
       expect((await dig(server.port, ['+short', '+tcp', 'a.xcc.test', 'A'])).stdout.trim()).toBe('10.0.0.1');
+      rounds++;
       await new Promise((r) => setTimeout(r, 100));
     }
+    expect(rounds).toBeGreaterThanOrEqual(2);
     expect(await exit).toBe(0);
     const took = Date.now() - began;
-    expect(took).toBeGreaterThanOrEqual(1900);
-    expect(took).toBeLessThan(5000);
+    expect(took).toBeGreaterThanOrEqual(3900);
+    expect(took).toBeLessThan(8000);
   });
 
   it('exits at once on a second signal', async () => {
