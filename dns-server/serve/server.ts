@@ -163,27 +163,7 @@ export class DnsServer {
         Math.max(this.opts.maxUdpSize, 512),
         (msgs, count) => {
           this.answered = performance.now();
-          // In passes, each over the whole batch (responder.ts: decide, locate, settle), so that the
-          // cache misses of different queries overlap; a query that throws costs its own answer alone.
-          for (let i = 0; i < count; i++)
-            try {
-              this.responder.decide(msgs[i]!, 'udp', decisions[i]!);
-              undecided[i] = undefined;
-            } catch (err) {
-              undecided[i] = err;
-            }
-          for (let i = 0; i < count; i++)
-            try {
-              if (undecided[i] === undefined) this.responder.locate(decisions[i]!);
-            } catch (err) {
-              undecided[i] = err;
-            }
-          for (let i = 0; i < count; i++)
-            try {
-              if (undecided[i] === undefined) this.responder.settle(decisions[i]!);
-            } catch (err) {
-              undecided[i] = err;
-            }
+          this.responder.decideBatch(msgs, count, 'udp', decisions, undecided);
         },
         (msg, into, peer, slot) => {
           // One clock read per query: in a batch each query begins when the one before it was

@@ -58,6 +58,11 @@ const signing = (signatures = new SignatureCache()): ZoneSigning => ({
   now: NOW,
 });
 
+/** A response's octets in hex, undefined when there is none. */
+function hex(out: { response: Buffer | undefined; length: number }): string | undefined {
+  return out.response && Buffer.from(out.response.subarray(0, out.length)).toString('hex');
+}
+
 function query(name: string, type: string, opts: { do?: boolean; edns?: number } = {}): Buffer {
   const edns = opts.edns ?? (opts.do ? 1232 : undefined);
   return dnsPacket.encode({
@@ -296,9 +301,10 @@ describe('a signed zone', () => {
       const out = r.respond(msg, 'udp');
       return out.response && Buffer.from(out.response.subarray(0, out.length)).toString('hex');
     });
-    const decisions = batch.map((msg) => r.decide(msg, 'udp', new Decision()));
-    for (const d of decisions) r.locate(d);
-    for (const d of decisions) r.settle(d);
+    const decisions = batch.map(() => new Decision());
+    const failed: unknown[] = [];
+    r.decideBatch(batch, batch.length, 'udp', decisions, failed);
+    expect(failed.filter((f) => f !== undefined)).toEqual([]);
     const into = Buffer.alloc(1232);
     const written = batch.map((msg, i) => {
       const out = r.write(msg, decisions[i]!, into);
@@ -306,5 +312,37 @@ describe('a signed zone', () => {
     });
     expect(written).toEqual(alone);
     expect(written.filter((w) => w === undefined)).toHaveLength(1);
+  });
+
+  it('leaves a batch answered when one of its queries throws, whichever step throws', () => {
+    // A bug met by one query must cost that query's answer alone (server.ts answers it with
+    // nothing, counts a SERVFAIL and logs); the queries after it in every pass still go on.
+    const batch = CORPUS.slice(0, 6).map(([name, type]) => query(name, type, { do: true }));
+    for (const step of ['decide', 'locate', 'settle'] as const) {
+      const poisoned = 2;
+      const r = responder(signing());
+      // Each responder signs anew (ECDSA signatures differ): compared with its own answers alone.
+      const expected = batch.map((msg) => hex(r.respond(msg, 'udp')));
+      const decisions = batch.map(() => new Decision());
+      const original = r[step].bind(r) as (...args: unknown[]) => unknown;
+      // The step throws for one message only; the rest of the batch takes the real one.
+      const fault = new Error(`${step} failed`);
+      (r as unknown as Record<string, unknown>)[step] = (...args: unknown[]) => {
+        const d = step === 'decide' ? args[2] : args[0];
+        if (d === decisions[poisoned]) throw fault;
+        return original(...args);
+      };
+      const failed: unknown[] = new Array(batch.length).fill('stale');
+      r.decideBatch(batch, batch.length, 'udp', decisions, failed);
+      expect(failed.map((f, i) => (i === poisoned ? f : f === undefined))).toEqual(
+        batch.map((_, i) => (i === poisoned ? fault : true)),
+      );
+      // Settled in the batch's passes, not left for write to do one at a time.
+      expect(decisions.filter((d, i) => i !== poisoned && !d.settled)).toEqual([]);
+      const into = Buffer.alloc(1232);
+      batch.forEach((msg, i) => {
+        if (i !== poisoned) expect(hex(r.write(msg, decisions[i]!, into))).toBe(expected[i]);
+      });
+    }
   });
 });

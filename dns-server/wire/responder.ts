@@ -297,6 +297,40 @@ export class Responder {
     this.answerAt(d, at, this.arena[at]!, true, proof, wildcardProof);
   }
 
+  /**
+   * `decide`, `locate` and `settle` for the first `count` messages, each step over all of them
+   * before the next, so that the cache misses of different queries overlap (docs/adr/0106).
+   * `failed[i]` is what message i's step threw, else undefined: one query's failure costs its own
+   * answer alone, and the others go on.
+   */
+  decideBatch(
+    msgs: readonly Buffer[],
+    count: number,
+    transport: 'udp' | 'tcp',
+    decisions: readonly Decision[],
+    failed: unknown[],
+  ): void {
+    for (let i = 0; i < count; i++)
+      try {
+        this.decide(msgs[i]!, transport, decisions[i]!);
+        failed[i] = undefined;
+      } catch (err) {
+        failed[i] = err;
+      }
+    for (let i = 0; i < count; i++)
+      try {
+        if (failed[i] === undefined) this.locate(decisions[i]!);
+      } catch (err) {
+        failed[i] = err;
+      }
+    for (let i = 0; i < count; i++)
+      try {
+        if (failed[i] === undefined) this.settle(decisions[i]!);
+      } catch (err) {
+        failed[i] = err;
+      }
+  }
+
   /** The response `d` was decided for, written into `into` when it fits there (else a new Buffer). */
   write(msg: Buffer, d: Decision, into?: Buffer): Outcome {
     this.settle(d);
