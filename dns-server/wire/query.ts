@@ -171,10 +171,7 @@ function readOpt(msg: Buffer, from: number): boolean {
     msg[from + 2] === 41 &&
     from + 11 + u16(msg, from + 9) === msg.length
   ) {
-    q.edns = true;
-    q.udpSize = u16(msg, from + 3);
-    q.ednsVersion = msg[from + 6]!;
-    q.dnssecOk = (msg[from + 7]! & 0x80) !== 0;
+    takeOpt(msg, from + 1);
     return true;
   }
   let at = from;
@@ -187,15 +184,20 @@ function readOpt(msg: Buffer, from: number): boolean {
     if (i >= an + ns && type === 41) {
       // RFC 6891 section 6.1.1: one OPT, owned by the root.
       if (q.edns || msg[nameStart] !== 0) return false;
-      q.edns = true;
-      q.udpSize = u16(msg, at + 2);
-      q.ednsVersion = msg[at + 5]!; // the TTL's second octet (extended RCODE first)
-      q.dnssecOk = (msg[at + 6]! & 0x80) !== 0;
+      takeOpt(msg, at);
     } else if (i >= an + ns && type === 250) q.tsigAt = nameStart;
     at += 10 + rdlength;
     if (at > msg.length) return false;
   }
   return true;
+}
+
+/** The OPT record whose TYPE is at `typeAt` into `q`: its CLASS is the UDP size, its TTL the version and DO bit. */
+function takeOpt(msg: Buffer, typeAt: number): void {
+  q.edns = true;
+  q.udpSize = u16(msg, typeAt + 2);
+  q.ednsVersion = msg[typeAt + 5]!; // the TTL's second octet (extended RCODE first)
+  q.dnssecOk = (msg[typeAt + 6]! & 0x80) !== 0;
 }
 
 function skipName(msg: Buffer, from: number): number {
